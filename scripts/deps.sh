@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project builds, tests and demos with. Runs apt-get only
+# when something is missing, so a second run costs nothing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config clang-format
+  librdkafka-dev libmysqlcppconn-dev libspdlog-dev libyaml-cpp-dev catch2
+  mariadb-server mariadb-client kcat
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "==> installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # mariadb-server's postinst tries to start the system service; we run our own server
+  # under a private datadir instead, so a refused start is fine.
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

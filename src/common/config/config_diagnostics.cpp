@@ -1,0 +1,30 @@
+#include "config/config_diagnostics.hpp"
+
+#include <algorithm>
+
+namespace outbox {
+
+std::string ConfigProblem::to_string() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line);
+  out += ": ";
+  if (!key_path.empty()) out += key_path + ": ";
+  out += what;
+  return out;
+}
+
+void ConfigDiagnostics::add(int line, std::string key_path, std::string what) {
+  problems_.push_back(ConfigProblem{file_, line, std::move(key_path), std::move(what)});
+}
+
+std::string ConfigDiagnostics::render() const {
+  std::vector<ConfigProblem> sorted = problems_;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const ConfigProblem& a, const ConfigProblem& b) { return a.line < b.line; });
+  std::string out;
+  for (const ConfigProblem& problem : sorted)
+    out += problem.to_string() + "\n";
+  return out;
+}
+
+}  // namespace outbox

@@ -1,0 +1,58 @@
+#include "config/duration.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <utility>
+
+namespace outbox {
+namespace {
+
+struct Unit {
+  std::string_view suffix;
+  int64_t micros;
+};
+
+// Longest suffixes first so "ms" is not read as "m" + "s".
+constexpr std::array<Unit, 5> kUnits{{
+    {"us", 1},
+    {"ms", 1'000},
+    {"s", 1'000'000},
+    {"m", 60'000'000},
+    {"h", 3'600'000'000},
+}};
+
+}  // namespace
+
+std::optional<Micros> parse_duration(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+    ++digits;
+  if (digits == 0 || digits > 12) return std::nullopt;
+  int64_t number = 0;
+  std::from_chars(text.data(), text.data() + digits, number);
+  const std::string_view suffix = text.substr(digits);
+  for (const Unit& unit : kUnits) {
+    if (suffix == unit.suffix) return Micros(number * unit.micros);
+  }
+  return std::nullopt;
+}
+
+std::string format_duration(Micros value) {
+  const int64_t us = value.count();
+  for (auto it = kUnits.rbegin(); it != kUnits.rend(); ++it) {
+    if (us != 0 && us % it->micros == 0) {
+      return std::to_string(us / it->micros) + std::string(it->suffix);
+    }
+  }
+  return us == 0 ? "0s" : std::to_string(us) + "us";
+}
+
+std::string format_pause(Micros value) {
+  const auto ms =
+      std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(value).count());
+  return format_duration(std::chrono::milliseconds(ms));
+}
+
+}  // namespace outbox

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "outcome.hpp"
+
+namespace outbox {
+
+// Looks up an environment variable; injectable so tests do not touch the real environment.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+
+EnvLookup process_environment();
+
+// Replaces ${NAME} and ${NAME:-fallback} with the variable's value; "$$" is a literal "$".
+// Plain braces ("outbox.{aggregate_type}") are left alone: they belong to topic templates.
+// A variable that is unset and has no fallback is an error naming it.
+Outcome<std::string> substitute_env(std::string_view text, const EnvLookup& env);
+
+}  // namespace outbox

@@ -1,0 +1,37 @@
+#include "kafka/rdkafka_handles.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+
+namespace outbox {
+namespace {
+
+void log_from_rdkafka(const rd_kafka_t* handle, int level, const char* facility,
+                      const char* message) {
+  spdlog::level::level_enum mapped = spdlog::level::debug;
+  if (level <= 3) {
+    mapped = spdlog::level::err;
+  } else if (level == 4) {
+    mapped = spdlog::level::warn;
+  } else if (level <= 6) {
+    mapped = spdlog::level::info;
+  }
+  spdlog::log(mapped, "librdkafka {} {}: {}", handle != nullptr ? rd_kafka_name(handle) : "-",
+              facility, message);
+}
+
+}  // namespace
+
+void route_rdkafka_logs(rd_kafka_conf_t* conf) {
+  rd_kafka_conf_set_log_cb(conf, log_from_rdkafka);
+}
+
+bool is_secret_kafka_property(const std::string& name) {
+  for (const char* marker : {"password", "secret", "oauthbearer.config", ".pem", "key.pem"}) {
+    if (name.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace outbox

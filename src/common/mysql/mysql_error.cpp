@@ -1,0 +1,31 @@
+#include "mysql/mysql_error.hpp"
+
+namespace outbox {
+
+bool is_connection_error(int error_code) {
+  switch (error_code) {
+    case 1053:  // ER_SERVER_SHUTDOWN
+    case 1152:  // ER_ABORTING_CONNECTION
+    case 1317:  // ER_QUERY_INTERRUPTED (KILL QUERY/server shutdown)
+    case 1927:  // MariaDB ER_CONNECTION_KILLED
+    case 4031:  // MySQL ER_CLIENT_INTERACTION_TIMEOUT
+    case 2002:  // CR_CONNECTION_ERROR
+    case 2003:  // CR_CONN_HOST_ERROR
+    case 2005:  // CR_UNKNOWN_HOST
+    case 2006:  // CR_SERVER_GONE_ERROR
+    case 2013:  // CR_SERVER_LOST
+    case 2026:  // CR_SSL_CONNECTION_ERROR
+    case 2055:  // CR_SERVER_LOST_EXTENDED
+      return true;
+    default:
+      // Connector/C++ reports some transport failures with code 0 and no SQLSTATE.
+      return error_code == 0;
+  }
+}
+
+std::string describe_sql_error(const sql::SQLException& error) {
+  return "MySQL error " + std::to_string(error.getErrorCode()) + " (" + error.getSQLState() +
+         "): " + error.what();
+}
+
+}  // namespace outbox

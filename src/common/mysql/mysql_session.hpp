@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cppconn/connection.h>
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "mysql/mysql_endpoint.hpp"
+#include "outcome.hpp"
+
+namespace outbox {
+
+// Connector/C++ needs each thread that touches a connection to register with the client
+// library (mysql_thread_init) and to unregister before it ends, or it leaks per-thread state.
+class MysqlThreadScope {
+ public:
+  MysqlThreadScope();
+  ~MysqlThreadScope();
+  MysqlThreadScope(const MysqlThreadScope&) = delete;
+  MysqlThreadScope& operator=(const MysqlThreadScope&) = delete;
+};
+
+// Must run once on the main thread before any other thread opens a session: the driver's
+// first initialisation is not thread-safe.
+void init_mysql_driver();
+
+struct SessionSettings {
+  // Queue work needs explicit transactions: with autocommit on, FOR UPDATE locks vanish at
+  // the end of the SELECT and two relays could claim the same rows.
+  bool autocommit = false;
+  // READ COMMITTED: the claim scan takes no gap locks that would block writers' INSERTs.
+  bool read_committed = true;
+  int lock_wait_timeout_seconds = 10;
+};
+
+// One MySQL connection configured for this project's sessions: UTC time zone (so every
+// TIMESTAMP is compared in one zone whatever the server default), no client auto-reconnect
+// (it would silently drop the session settings and an open transaction), cached prepared
+// statements.
+class MysqlSession {
+ public:
+  static Outcome<std::unique_ptr<MysqlSession>> open(const MysqlEndpoint& endpoint,
+                                                     const SessionSettings& settings);
+
+  // The prepared statement for this exact text, prepared once per session.
+  sql::PreparedStatement& prepare(const std::string& text);
+  // Runs a statement without parameters (session settings, DDL in tools).
+  void execute(const std::string& text);
+  void commit();
+  // Rolls back, ignoring errors: used on paths that already report a failure.
+  void rollback_quietly() noexcept;
+
+  sql::Connection& connection() { return *connection_; }
+
+ private:
+  explicit MysqlSession(std::unique_ptr<sql::Connection> connection);
+
+  std::unique_ptr<sql::Connection> connection_;
+  std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements_;
+};
+
+// Rolls the session back when a scope is left without commit() (an exception or an early
+// return), so no transaction and no row lock outlives the code that opened it.
+class TransactionScope {
+ public:
+  explicit TransactionScope(MysqlSession& session) : session_(session) {}
+  ~TransactionScope() {
+    if (!finished_) session_.rollback_quietly();
+  }
+  TransactionScope(const TransactionScope&) = delete;
+  TransactionScope& operator=(const TransactionScope&) = delete;
+
+  void commit() {
+    finished_ = true;  // a failed commit must not be "rolled back" into a known outcome
+    session_.commit();
+  }
+
+ private:
+  MysqlSession& session_;
+  bool finished_ = false;
+};
+
+}  // namespace outbox

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "outbox_event.hpp"
+
+namespace outbox {
+
+// What the broker said about one message. Only kDelivered may be marked PUBLISHED.
+enum class DeliveryStatus {
+  kDelivered,       // acknowledged by the broker with acks=all
+  kNotDelivered,    // certainly not written (never sent, or refused before the log)
+  kMaybeDelivered,  // sent but unconfirmed (timeout, purge, fatal producer error)
+};
+
+struct DeliveryOutcome {
+  DeliveryStatus status = DeliveryStatus::kMaybeDelivered;
+  std::string topic;
+  int32_t partition = -1;
+  int64_t offset = -1;
+  int error_code = 0;  // rd_kafka_resp_err_t, 0 when delivered
+  std::string error;   // "ERR_NAME: broker or client message"
+};
+
+// The messages of one claimed batch after they were handed to the producer.
+class InFlightDeliveries {
+ public:
+  virtual ~InFlightDeliveries() = default;
+  // Waits until every message has its delivery report, or the deadline. True if all reported.
+  virtual bool wait_until(std::chrono::steady_clock::time_point deadline) = 0;
+  // One outcome per event, in batch order; complete once wait_until returned true.
+  virtual const std::vector<DeliveryOutcome>& outcomes() const = 0;
+};
+
+// The broker side of claim -> publish -> mark.
+class Publisher {
+ public:
+  virtual ~Publisher() = default;
+  // Hands every event to the producer. Blocks only for producer-queue backpressure.
+  virtual std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events) = 0;
+  // Whether claiming more rows makes sense now: false while no broker answers, so rows are
+  // not leased only to wait out their delivery timeout. May probe the broker (bounded).
+  virtual bool ready() = 0;
+  // Drain deadline passed: give up on every queued and in-flight message so their reports
+  // arrive at once (as not or maybe delivered) and the rows can be released.
+  virtual void abandon_in_flight() = 0;
+};
+
+}  // namespace outbox

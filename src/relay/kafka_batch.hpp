@@ -1,0 +1,50 @@
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "delivery.hpp"
+#include "kafka/rdkafka_handles.hpp"
+#include "kafka_producer.hpp"
+
+namespace outbox {
+
+// The delivery reports of one batch. Each message's opaque points at its Slot; librdkafka's
+// poll thread calls on_delivery(), which records the outcome and wakes the worker waiting in
+// wait_until(). The batch keeps its producer alive until every report is in.
+class KafkaBatch final : public InFlightDeliveries {
+ public:
+  struct Slot {
+    KafkaBatch* batch;
+    size_t index;
+  };
+
+  KafkaBatch(std::shared_ptr<ProducerHandle> producer, size_t size);
+  // Never frees slots a report could still point at: purges and waits if reports are due.
+  ~KafkaBatch() override;
+  KafkaBatch(const KafkaBatch&) = delete;
+  KafkaBatch& operator=(const KafkaBatch&) = delete;
+
+  bool wait_until(std::chrono::steady_clock::time_point deadline) override;
+  const std::vector<DeliveryOutcome>& outcomes() const override { return outcomes_; }
+
+  Slot* slot(size_t index) { return &slots_[index]; }
+  rd_kafka_t* producer() const { return producer_->get(); }
+  // Records an outcome: from a delivery report, or from send() when produce failed locally.
+  void record(size_t index, DeliveryOutcome outcome);
+
+  // librdkafka's dr_msg_cb.
+  static void on_delivery(rd_kafka_t* handle, const rd_kafka_message_t* message, void* opaque);
+
+ private:
+  std::shared_ptr<ProducerHandle> producer_;
+  std::vector<Slot> slots_;
+  std::vector<DeliveryOutcome> outcomes_;
+  std::mutex mutex_;
+  std::condition_variable reported_;
+  size_t remaining_;
+};
+
+}  // namespace outbox

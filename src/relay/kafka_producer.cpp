@@ -1,0 +1,79 @@
+#include "kafka_producer.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+
+#include "kafka_batch.hpp"
+#include "producer_config.hpp"
+
+namespace outbox {
+
+Outcome<std::shared_ptr<ProducerHandle>> ProducerHandle::create(const KafkaSettings& kafka,
+                                                                int generation) {
+  Outcome<RdKafkaConf> conf = make_producer_conf(kafka);
+  if (!conf) return conf.error();
+  std::shared_ptr<ProducerHandle> producer(new ProducerHandle(generation));
+  rd_kafka_conf_set_opaque(conf.value().get(), producer.get());
+  rd_kafka_conf_set_dr_msg_cb(conf.value().get(), KafkaBatch::on_delivery);
+  rd_kafka_conf_set_error_cb(conf.value().get(), ProducerHandle::on_error);
+  route_rdkafka_logs(conf.value().get());
+  std::array<char, 512> error{};
+  rd_kafka_t* handle =
+      rd_kafka_new(RD_KAFKA_PRODUCER, conf.value().get(), error.data(), error.size());
+  if (handle == nullptr) return Error{std::string("cannot create Kafka producer: ") + error.data()};
+  conf.value().release();  // owned by the handle now
+  producer->handle_.reset(handle);
+  producer->poller_ = std::jthread([raw = handle](const std::stop_token& stop) {
+    while (!stop.stop_requested())
+      rd_kafka_poll(raw, 100);
+  });
+  return producer;
+}
+
+ProducerHandle::~ProducerHandle() {
+  poller_.request_stop();
+  if (poller_.joinable()) poller_.join();
+  // Every batch that used this producer has settled (each holds a reference), so nothing
+  // waits for a report any more; serve what is left so librdkafka can shut down cleanly.
+  if (handle_) rd_kafka_flush(handle_.get(), 0);
+}
+
+std::string ProducerHandle::fatal_reason() const {
+  std::lock_guard lock(fatal_mutex_);
+  return fatal_reason_;
+}
+
+void ProducerHandle::on_error(rd_kafka_t* handle, int error, const char* reason, void* opaque) {
+  auto* self = static_cast<ProducerHandle*>(opaque);
+  const auto code = static_cast<rd_kafka_resp_err_t>(error);
+  if (code == RD_KAFKA_RESP_ERR__FATAL) {
+    std::array<char, 512> text{};
+    const rd_kafka_resp_err_t underlying = rd_kafka_fatal_error(handle, text.data(), text.size());
+    {
+      std::lock_guard lock(self->fatal_mutex_);
+      self->fatal_reason_ = std::string(rd_kafka_err2name(underlying)) + ": " + text.data();
+    }
+    self->fatal_.store(true);
+    spdlog::error("kafka producer #{} fatal error {}: {}", self->generation_,
+                  rd_kafka_err2name(underlying), text.data());
+    return;
+  }
+  if (code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) self->all_brokers_down_.store(true);
+  spdlog::warn("kafka producer #{}: {}: {}", self->generation_, rd_kafka_err2name(code), reason);
+}
+
+Status ProducerHandle::probe(std::chrono::milliseconds timeout) {
+  const rd_kafka_metadata_t* raw = nullptr;
+  const rd_kafka_resp_err_t error =
+      rd_kafka_metadata(handle_.get(), 0, nullptr, &raw, static_cast<int>(timeout.count()));
+  RdKafkaMetadata metadata(raw);
+  if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return Error{std::string("no broker answered a metadata request within ") +
+                 std::to_string(timeout.count()) + " ms: " + rd_kafka_err2str(error)};
+  }
+  if (metadata->broker_cnt == 0) return Error{"the cluster reported no brokers"};
+  return ok_status();
+}
+
+}  // namespace outbox

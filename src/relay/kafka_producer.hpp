@@ -1,0 +1,52 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "kafka/rdkafka_handles.hpp"
+#include "outcome.hpp"
+#include "relay_config.hpp"
+
+namespace outbox {
+
+// One librdkafka producer and the thread that serves its callbacks. Delivery reports run on
+// that thread (rd_kafka_poll), never on the workers'. Shared by all workers of a process;
+// replaced as a whole after a fatal idempotence error (librdkafka 2.0.2 can escalate a
+// possibly-persisted error to fatal, and a fatal producer never produces again).
+class ProducerHandle {
+ public:
+  static Outcome<std::shared_ptr<ProducerHandle>> create(const KafkaSettings& kafka,
+                                                         int generation);
+  ~ProducerHandle();
+  ProducerHandle(const ProducerHandle&) = delete;
+  ProducerHandle& operator=(const ProducerHandle&) = delete;
+
+  rd_kafka_t* get() const { return handle_.get(); }
+  int generation() const { return generation_; }
+
+  // Set from librdkafka's error callback.
+  bool fatal() const { return fatal_.load(); }
+  std::string fatal_reason() const;
+  bool all_brokers_down() const { return all_brokers_down_.load(); }
+  void set_brokers_up() { all_brokers_down_.store(false); }
+
+  // Fetches broker metadata: proof that a broker answers.
+  Status probe(std::chrono::milliseconds timeout);
+
+ private:
+  explicit ProducerHandle(int generation) : generation_(generation) {}
+  static void on_error(rd_kafka_t* handle, int error, const char* reason, void* opaque);
+
+  int generation_;
+  RdKafkaHandle handle_;
+  std::atomic<bool> fatal_{false};
+  std::atomic<bool> all_brokers_down_{false};
+  mutable std::mutex fatal_mutex_;
+  std::string fatal_reason_;
+  std::jthread poller_;
+};
+
+}  // namespace outbox

@@ -1,0 +1,169 @@
+#include "kafka_publisher.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <thread>
+
+#include "kafka_batch.hpp"
+#include "producer_config.hpp"
+
+namespace outbox {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+constexpr milliseconds kProbeTimeout{1000};
+constexpr milliseconds kProbeInterval{1000};
+constexpr milliseconds kQueueFullPause{2};
+
+RdKafkaHeaders event_headers(const OutboxEvent& event) {
+  RdKafkaHeaders headers(rd_kafka_headers_new(4));
+  const std::string version = std::to_string(event.event_version);
+  rd_kafka_header_add(headers.get(), "event_id", -1, event.event_id.data(),
+                      static_cast<ssize_t>(event.event_id.size()));
+  rd_kafka_header_add(headers.get(), "event_type", -1, event.event_type.data(),
+                      static_cast<ssize_t>(event.event_type.size()));
+  rd_kafka_header_add(headers.get(), "event_version", -1, version.data(),
+                      static_cast<ssize_t>(version.size()));
+  rd_kafka_header_add(headers.get(), "aggregate_type", -1, event.aggregate_type.data(),
+                      static_cast<ssize_t>(event.aggregate_type.size()));
+  return headers;
+}
+
+// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic,
+                            const OutboxEvent& event, rd_kafka_headers_t* headers, void* opaque) {
+  return rd_kafka_producev(
+      producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+      RD_KAFKA_V_KEY(event.aggregate_id.data(), event.aggregate_id.size()),
+      RD_KAFKA_V_VALUE(const_cast<char*>(event.payload.data()), event.payload.size()),
+      RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
+}
+#pragma GCC diagnostic pop
+
+DeliveryOutcome not_sent(const std::string& topic, rd_kafka_resp_err_t error,
+                         const std::string& detail) {
+  DeliveryOutcome outcome;
+  outcome.status = DeliveryStatus::kNotDelivered;
+  outcome.topic = topic;
+  outcome.error_code = error;
+  outcome.error = std::string(rd_kafka_err2name(error)) + ": " + detail;
+  return outcome;
+}
+
+}  // namespace
+
+Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSettings& kafka,
+                                                                TopicRouter router) {
+  Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1);
+  if (!producer) return producer.error();
+  for (const ProducerProperty& property : producer_properties(kafka)) {
+    spdlog::info("kafka property {} = {} ({})", property.name,
+                 is_secret_kafka_property(property.name) ? "*****" : property.value,
+                 property.origin);
+  }
+  return std::unique_ptr<KafkaPublisher>(
+      new KafkaPublisher(kafka, std::move(router), std::move(producer).value()));
+}
+
+KafkaPublisher::KafkaPublisher(KafkaSettings kafka, TopicRouter router,
+                               std::shared_ptr<ProducerHandle> producer)
+    : kafka_(std::move(kafka)),
+      router_(std::move(router)),
+      delivery_timeout_(effective_delivery_timeout(kafka_)),
+      producer_(std::move(producer)) {}
+
+std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
+  std::lock_guard lock(mutex_);
+  if (producer_->fatal()) {
+    const int next = producer_->generation() + 1;
+    Outcome<std::shared_ptr<ProducerHandle>> fresh = ProducerHandle::create(kafka_, next);
+    if (!fresh) {
+      spdlog::error("cannot replace kafka producer #{} after its fatal error: {}",
+                    producer_->generation(), fresh.error().message);
+      return producer_;
+    }
+    spdlog::warn(
+        "kafka producer #{} retired after fatal error ({}); its unconfirmed events are not "
+        "marked and will be published again; producing with producer #{}",
+        producer_->generation(), producer_->fatal_reason(), next);
+    std::erase_if(retired_, [](const auto& weak) { return weak.expired(); });
+    retired_.push_back(producer_);
+    producer_ = std::move(fresh).value();
+  }
+  return producer_;
+}
+
+std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<OutboxEvent>& events) {
+  std::shared_ptr<ProducerHandle> producer = current();
+  auto batch = std::make_unique<KafkaBatch>(producer, events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const OutboxEvent& event = events[i];
+    Outcome<std::string> topic = router_.route(event);
+    if (!topic) {
+      batch->record(i, not_sent("", RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, topic.error().message));
+      continue;
+    }
+    RdKafkaHeaders headers = event_headers(event);
+    const auto give_up_at = steady_clock::now() + delivery_timeout_;
+    rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (;;) {
+      error = produce(producer->get(), topic.value(), event, headers.get(), batch->slot(i));
+      // A full local queue is backpressure: the poll thread frees room as reports arrive.
+      if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL || steady_clock::now() >= give_up_at) break;
+      std::this_thread::sleep_for(kQueueFullPause);
+    }
+    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      (void)headers.release();  // owned by the message now
+      continue;
+    }
+    batch->record(
+        i, not_sent(topic.value(), error,
+                    "event " + event.event_id + " not enqueued: " + rd_kafka_err2str(error)));
+  }
+  return batch;
+}
+
+bool KafkaPublisher::ready() {
+  std::shared_ptr<ProducerHandle> producer = current();
+  if (!producer->all_brokers_down() && broker_seen_.load()) return true;
+  // Unknown (start) or down: one worker at a time asks the cluster, at most once a second;
+  // the others do not wait for it and simply do not claim.
+  std::unique_lock lock(probe_mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || steady_clock::now() < next_probe_) return false;
+  next_probe_ = steady_clock::now() + kProbeInterval;
+  const Status probed = producer->probe(kProbeTimeout);
+  if (probed) {
+    producer->set_brokers_up();
+    broker_seen_.store(true);
+    if (reported_down_) spdlog::info("kafka broker reachable again: resuming claims");
+    reported_down_ = false;
+    return true;
+  }
+  if (!reported_down_) {
+    spdlog::warn("kafka not reachable ({}): not claiming events until a broker answers",
+                 probed.error().message);
+  }
+  reported_down_ = true;
+  return false;
+}
+
+void KafkaPublisher::abandon_in_flight() {
+  std::lock_guard lock(mutex_);
+  rd_kafka_purge(producer_->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  for (const std::weak_ptr<ProducerHandle>& weak : retired_) {
+    if (std::shared_ptr<ProducerHandle> old = weak.lock()) {
+      rd_kafka_purge(old->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    }
+  }
+}
+
+Status KafkaPublisher::probe(std::chrono::milliseconds timeout) {
+  return current()->probe(timeout);
+}
+
+}  // namespace outbox

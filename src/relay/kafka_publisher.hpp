@@ -1,0 +1,48 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "delivery.hpp"
+#include "kafka_producer.hpp"
+#include "relay_config.hpp"
+#include "topic_router.hpp"
+
+namespace outbox {
+
+// Publisher over one shared librdkafka producer: topic from the row, key = aggregate_id,
+// value = payload, headers event_id / event_type / event_version / aggregate_type.
+class KafkaPublisher final : public Publisher {
+ public:
+  static Outcome<std::unique_ptr<KafkaPublisher>> create(const KafkaSettings& kafka,
+                                                         TopicRouter router);
+
+  std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events) override;
+  bool ready() override;
+  void abandon_in_flight() override;
+
+  // Start-up check: a broker answers within `timeout`.
+  Status probe(std::chrono::milliseconds timeout);
+
+ private:
+  KafkaPublisher(KafkaSettings kafka, TopicRouter router, std::shared_ptr<ProducerHandle> producer);
+  // The producer to use now; a producer that hit a fatal error is retired here and replaced.
+  // Its in-flight messages still get their reports (acknowledged or not) on the old handle.
+  std::shared_ptr<ProducerHandle> current();
+
+  KafkaSettings kafka_;
+  TopicRouter router_;
+  Micros delivery_timeout_;
+  std::mutex mutex_;
+  std::shared_ptr<ProducerHandle> producer_;
+  std::vector<std::weak_ptr<ProducerHandle>> retired_;
+  std::atomic<bool> broker_seen_{false};
+  std::mutex probe_mutex_;
+  std::chrono::steady_clock::time_point next_probe_{};
+  bool reported_down_ = false;
+};
+
+}  // namespace outbox

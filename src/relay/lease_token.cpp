@@ -1,0 +1,30 @@
+#include "lease_token.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <random>
+
+namespace outbox {
+
+LeaseToken::LeaseToken(const std::string& instance_id, int worker, uint64_t sequence)
+    : value_(instance_id + "/w" + std::to_string(worker) + "/c" + std::to_string(sequence)) {}
+
+std::string default_instance_id() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) host = {'r', 'e', 'l', 'a', 'y'};
+  std::string name(host.data());
+  if (name.size() > 64) name.resize(64);
+  std::random_device entropy;
+  std::uniform_int_distribution<uint32_t> digits(0, 0xffffff);
+  static constexpr char kHex[] = "0123456789abcdef";
+  uint32_t value = digits(entropy);
+  std::string suffix(6, '0');
+  for (char& c : suffix) {
+    c = kHex[value & 0xf];
+    value >>= 4;
+  }
+  return name + "-" + std::to_string(getpid()) + "-" + suffix;
+}
+
+}  // namespace outbox

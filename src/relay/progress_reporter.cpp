@@ -1,0 +1,37 @@
+#include "progress_reporter.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "interruptible_sleep.hpp"
+
+namespace outbox {
+
+ProgressReporter::ProgressReporter(const RelayStats& stats, Micros interval)
+    : stats_(stats), last_at_(std::chrono::steady_clock::now()) {
+  if (interval.count() == 0) return;
+  thread_ = std::jthread([this, interval](const std::stop_token& stop) {
+    while (sleep_unless_stopped(stop, interval))
+      report_now();
+  });
+}
+
+ProgressReporter::~ProgressReporter() = default;
+
+void ProgressReporter::report_now() {
+  std::lock_guard lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  const uint64_t published = stats_.events_published.load();
+  const double seconds = std::chrono::duration<double>(now - last_at_).count();
+  const double rate = seconds > 0 ? static_cast<double>(published - last_published_) / seconds : 0;
+  last_published_ = published;
+  last_at_ = now;
+  spdlog::info(
+      "progress: published={} rate={:.0f}/s in_flight={} claimed={} reclaimed={} "
+      "delivery_failures={} released={} lease_lost={} mark_abandoned={} db_errors={}",
+      published, rate, stats_.events_in_flight.load(), stats_.events_claimed.load(),
+      stats_.leases_reclaimed.load(), stats_.deliveries_failed.load(),
+      stats_.events_released.load(), stats_.marks_refused.load(), stats_.marks_abandoned.load(),
+      stats_.db_errors.load());
+}
+
+}  // namespace outbox

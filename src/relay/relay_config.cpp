@@ -1,0 +1,211 @@
+#include "relay_config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "kafka/rdkafka_handles.hpp"
+#include "lease_token.hpp"
+#include "producer_config.hpp"
+#include "topic_router.hpp"
+
+namespace outbox {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+// A delivery report can only arrive this long before the lease ends for the mark to land
+// inside the lease.
+constexpr Micros kLeaseMarginOverDelivery = seconds(5);
+
+std::string read_secret_file(const std::string& path, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read " + path + ": " + std::strerror(errno);
+    return "";
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string value = text.str();
+  // Files written with echo or an editor end in a newline that is not part of the secret.
+  while (!value.empty() && (value.back() == '\n' || value.back() == '\r'))
+    value.pop_back();
+  return value;
+}
+
+MysqlEndpoint read_mysql(YamlSection section) {
+  MysqlEndpoint mysql;
+  mysql.host = section.string("host", mysql.host);
+  mysql.port = static_cast<int>(section.integer("port", mysql.port, 1, 65535));
+  mysql.socket = section.string("socket", "");
+  mysql.user = section.required_string("user");
+  mysql.database = section.required_string("database");
+  const std::optional<std::string> password = section.optional_string("password");
+  const std::optional<std::string> password_file = section.optional_string("password_file");
+  if (password && password_file) {
+    section.problem("password_file", "set either mysql.password or mysql.password_file, not both");
+  } else if (password_file) {
+    std::string error;
+    mysql.password = read_secret_file(*password_file, error);
+    if (!error.empty()) section.problem("password_file", error);
+  } else if (password) {
+    mysql.password = *password;
+  }
+  mysql.connect_timeout =
+      section.duration("connect_timeout", mysql.connect_timeout, seconds(1), minutes(5));
+  mysql.read_timeout = section.duration("read_timeout", mysql.read_timeout, seconds(1), hours(1));
+  section.reject_unknown_keys();
+  return mysql;
+}
+
+KafkaSettings read_kafka(YamlSection section) {
+  KafkaSettings kafka;
+  kafka.bootstrap_servers = section.required_string("bootstrap_servers");
+  kafka.topic = section.string("topic", kafka.topic);
+  if (Outcome<TopicTemplate> parsed = TopicTemplate::parse(kafka.topic); !parsed) {
+    section.problem("topic", parsed.error().message);
+  }
+  kafka.topics = section.string_map("topics");
+  for (const ScalarAt& entry : kafka.topics) {
+    if (Outcome<TopicTemplate> parsed = TopicTemplate::parse(entry.value); !parsed) {
+      section.problem_at(entry.line, "kafka.topics." + entry.key, parsed.error().message);
+    }
+  }
+  kafka.properties = section.string_map("properties");
+  section.reject_unknown_keys();
+  return kafka;
+}
+
+RelaySettings read_relay(YamlSection section) {
+  RelaySettings relay;
+  relay.instance_id = section.string("instance_id", "");
+  if (relay.instance_id.size() > kMaxInstanceIdLength) {
+    section.problem("instance_id", "must be at most " + std::to_string(kMaxInstanceIdLength) +
+                                       " characters (lease_owner is VARCHAR(128))");
+  }
+  if (relay.instance_id.find('/') != std::string::npos) {
+    section.problem("instance_id", "must not contain '/', which separates lease token parts");
+  }
+  relay.workers = static_cast<int>(section.integer("workers", relay.workers, 1, 64));
+  relay.batch_size = static_cast<int>(section.integer("batch_size", relay.batch_size, 1, 10000));
+  relay.lease = section.duration("lease", relay.lease, seconds(10), hours(1));
+  relay.poll_interval =
+      section.duration("poll_interval", relay.poll_interval, milliseconds(1), minutes(1));
+  relay.drain_timeout =
+      section.duration("drain_timeout", relay.drain_timeout, seconds(1), minutes(10));
+  relay.reclaim_interval =
+      section.duration("reclaim_interval", relay.reclaim_interval, milliseconds(10), minutes(10));
+  relay.backoff_initial =
+      section.duration("backoff_initial", relay.backoff_initial, milliseconds(1), minutes(1));
+  relay.backoff_max = section.duration("backoff_max", relay.backoff_max, milliseconds(1), hours(1));
+  if (relay.backoff_max < relay.backoff_initial) {
+    section.problem("backoff_max", "must not be shorter than relay.backoff_initial (" +
+                                       format_duration(relay.backoff_initial) + ")");
+  }
+  section.reject_unknown_keys();
+  return relay;
+}
+
+LogSettings read_log(YamlSection section) {
+  LogSettings log;
+  log.level = section.choice("level", log.level, {"trace", "debug", "info", "warn", "error"});
+  log.format = section.choice("format", "text", {"text", "json"}) == "json" ? LogFormat::kJson
+                                                                            : LogFormat::kText;
+  log.stats_interval = section.duration("stats_interval", log.stats_interval, Micros(0), hours(1));
+  section.reject_unknown_keys();
+  return log;
+}
+
+}  // namespace
+
+std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
+                                             ConfigDiagnostics& diagnostics) {
+  const std::optional<YAML::Node> root_node = load_yaml_file(file, diagnostics);
+  if (!root_node) return std::nullopt;
+  YamlSection root(*root_node, "", 1, diagnostics, env);
+
+  RelayConfig config;
+  config.mysql = read_mysql(root.section("mysql"));
+  YamlSection kafka_section = root.section("kafka");
+  config.kafka = read_kafka(kafka_section);
+  YamlSection relay_section = root.section("relay");
+  config.relay = read_relay(relay_section);
+  config.log = read_log(root.section("log"));
+  root.reject_unknown_keys();
+
+  validate_producer_properties(config.kafka, diagnostics);
+  const Micros delivery_timeout = effective_delivery_timeout(config.kafka);
+  if (delivery_timeout == Micros::max() ||
+      config.relay.lease < delivery_timeout + kLeaseMarginOverDelivery) {
+    const std::string timeout_text = delivery_timeout == Micros::max()
+                                         ? std::string("infinite")
+                                         : format_duration(delivery_timeout);
+    relay_section.problem(
+        "lease", "must exceed the producer's delivery timeout (message.timeout.ms = " +
+                     timeout_text + ") by at least " + format_duration(kLeaseMarginOverDelivery) +
+                     ", or a lease can end while its delivery is pending and another relay "
+                     "publishes the event again");
+  }
+  if (!diagnostics.empty()) return std::nullopt;
+  return config;
+}
+
+std::string print_relay_config(const RelayConfig& config) {
+  YAML::Emitter out;
+  const auto duration = [](Micros value) { return format_duration(value); };
+  out << YAML::BeginMap;
+  out << YAML::Key << "mysql" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "host" << YAML::Value << config.mysql.host;
+  out << YAML::Key << "port" << YAML::Value << config.mysql.port;
+  out << YAML::Key << "socket" << YAML::Value << config.mysql.socket;
+  out << YAML::Key << "user" << YAML::Value << config.mysql.user;
+  out << YAML::Key << "password" << YAML::Value << (config.mysql.password.empty() ? "" : "*****");
+  out << YAML::Key << "database" << YAML::Value << config.mysql.database;
+  out << YAML::Key << "connect_timeout" << YAML::Value << duration(config.mysql.connect_timeout);
+  out << YAML::Key << "read_timeout" << YAML::Value << duration(config.mysql.read_timeout);
+  out << YAML::EndMap;
+
+  out << YAML::Key << "kafka" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "bootstrap_servers" << YAML::Value << config.kafka.bootstrap_servers;
+  out << YAML::Key << "topic" << YAML::Value << config.kafka.topic;
+  out << YAML::Key << "topics" << YAML::Value << YAML::BeginMap;
+  for (const ScalarAt& entry : config.kafka.topics) {
+    out << YAML::Key << entry.key << YAML::Value << entry.value;
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "properties" << YAML::Value << YAML::BeginMap;
+  for (const ProducerProperty& property : producer_properties(config.kafka)) {
+    out << YAML::Key << property.name << YAML::Value
+        << (is_secret_kafka_property(property.name) ? "*****" : property.value);
+  }
+  out << YAML::EndMap << YAML::EndMap;
+
+  const RelaySettings& relay = config.relay;
+  out << YAML::Key << "relay" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "instance_id" << YAML::Value << relay.instance_id;
+  out << YAML::Key << "workers" << YAML::Value << relay.workers;
+  out << YAML::Key << "batch_size" << YAML::Value << relay.batch_size;
+  out << YAML::Key << "lease" << YAML::Value << duration(relay.lease);
+  out << YAML::Key << "poll_interval" << YAML::Value << duration(relay.poll_interval);
+  out << YAML::Key << "drain_timeout" << YAML::Value << duration(relay.drain_timeout);
+  out << YAML::Key << "reclaim_interval" << YAML::Value << duration(relay.reclaim_interval);
+  out << YAML::Key << "backoff_initial" << YAML::Value << duration(relay.backoff_initial);
+  out << YAML::Key << "backoff_max" << YAML::Value << duration(relay.backoff_max);
+  out << YAML::EndMap;
+
+  out << YAML::Key << "log" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "level" << YAML::Value << config.log.level;
+  out << YAML::Key << "format" << YAML::Value
+      << (config.log.format == LogFormat::kJson ? "json" : "text");
+  out << YAML::Key << "stats_interval" << YAML::Value << duration(config.log.stats_interval);
+  out << YAML::EndMap << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace outbox

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config_diagnostics.hpp"
+#include "config/duration.hpp"
+#include "config/env_substitution.hpp"
+#include "config/yaml_section.hpp"
+#include "logging.hpp"
+#include "mysql/mysql_endpoint.hpp"
+
+namespace outbox {
+
+// kafka.*: where to publish and the producer's librdkafka properties.
+struct KafkaSettings {
+  std::string bootstrap_servers;
+  std::string topic = "outbox.{aggregate_type}";  // template over the row
+  std::vector<ScalarAt> topics;                   // aggregate_type -> template
+  std::vector<ScalarAt> properties;               // handed to librdkafka verbatim
+};
+
+// relay.*: the claim/publish/mark loop.
+struct RelaySettings {
+  std::string instance_id;  // empty: "<host>-<pid>-<random>"
+  int workers = 2;
+  int batch_size = 500;
+  Micros lease = std::chrono::seconds(60);
+  Micros poll_interval = std::chrono::milliseconds(100);
+  Micros drain_timeout = std::chrono::seconds(20);
+  Micros reclaim_interval = std::chrono::seconds(1);
+  Micros backoff_initial = std::chrono::milliseconds(100);
+  Micros backoff_max = std::chrono::seconds(10);
+};
+
+// log.*
+struct LogSettings {
+  std::string level = "info";
+  LogFormat format = LogFormat::kText;
+  Micros stats_interval = std::chrono::seconds(30);  // 0: no periodic progress line
+};
+
+struct RelayConfig {
+  MysqlEndpoint mysql;
+  KafkaSettings kafka;
+  RelaySettings relay;
+  LogSettings log;
+};
+
+// Reads and validates the whole file. Every problem goes to `diagnostics` (all of them, with
+// file:line and key path); a config is returned only when there were none. This is the one
+// validation path: start-up and --check-config both call it.
+std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
+                                             ConfigDiagnostics& diagnostics);
+
+// The effective config as YAML with secrets shown as *****.
+std::string print_relay_config(const RelayConfig& config);
+
+}  // namespace outbox

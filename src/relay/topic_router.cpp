@@ -1,0 +1,89 @@
+#include "topic_router.hpp"
+
+namespace outbox {
+namespace {
+
+bool is_topic_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+constexpr size_t kMaxTopicLength = 249;
+
+}  // namespace
+
+bool is_valid_topic_name(const std::string& name) {
+  if (name.empty() || name.size() > kMaxTopicLength || name == "." || name == "..") return false;
+  for (char c : name) {
+    if (!is_topic_char(c)) return false;
+  }
+  return true;
+}
+
+Outcome<TopicTemplate> TopicTemplate::parse(const std::string& text) {
+  TopicTemplate parsed;
+  parsed.text_ = text;
+  if (text.empty()) return Error{"must not be empty"};
+  std::string literal;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '{') {
+      const size_t close = text.find('}', i);
+      if (close == std::string::npos) return Error{"unclosed \"{\" in \"" + text + "\""};
+      const std::string name = text.substr(i + 1, close - i - 1);
+      if (!literal.empty()) parsed.parts_.emplace_back(std::move(literal));
+      literal.clear();
+      if (name == "aggregate_type") {
+        parsed.parts_.emplace_back(Field::kAggregateType);
+      } else if (name == "event_type") {
+        parsed.parts_.emplace_back(Field::kEventType);
+      } else {
+        return Error{"unknown placeholder {" + name + "} in \"" + text +
+                     "\" (known: {aggregate_type}, {event_type})"};
+      }
+      i = close;
+    } else if (!is_topic_char(c)) {
+      return Error{"\"" + text + "\" contains '" + std::string(1, c) +
+                   "', which Kafka does not allow in a topic name (a-z A-Z 0-9 . _ -)"};
+    } else {
+      literal.push_back(c);
+    }
+  }
+  if (!literal.empty()) parsed.parts_.emplace_back(std::move(literal));
+  return parsed;
+}
+
+std::string TopicTemplate::render(const OutboxEvent& event) const {
+  std::string out;
+  for (const auto& part : parts_) {
+    if (const auto* literal = std::get_if<std::string>(&part)) {
+      out += *literal;
+    } else if (std::get<Field>(part) == Field::kAggregateType) {
+      out += event.aggregate_type;
+    } else {
+      out += event.event_type;
+    }
+  }
+  return out;
+}
+
+TopicRouter::TopicRouter(TopicTemplate fallback,
+                         std::map<std::string, TopicTemplate> by_aggregate_type)
+    : fallback_(std::move(fallback)), by_aggregate_type_(std::move(by_aggregate_type)) {}
+
+Outcome<std::string> TopicRouter::route(const OutboxEvent& event) const {
+  const auto found = by_aggregate_type_.find(event.aggregate_type);
+  const bool overridden = found != by_aggregate_type_.end();
+  const TopicTemplate& chosen = overridden ? found->second : fallback_;
+  std::string topic = chosen.render(event);
+  if (!is_valid_topic_name(topic)) {
+    const std::string source =
+        overridden ? "kafka.topics." + event.aggregate_type : std::string("kafka.topic");
+    return Error{"event " + event.event_id + ": topic \"" + topic + "\" (from " + source + " \"" +
+                 chosen.text() +
+                 "\") is not a valid Kafka topic name: 1-249 characters of a-z A-Z 0-9 . _ -"};
+  }
+  return topic;
+}
+
+}  // namespace outbox

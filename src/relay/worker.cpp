@@ -1,0 +1,232 @@
+#include "worker.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "interruptible_sleep.hpp"
+
+namespace outbox {
+namespace {
+
+using std::chrono::steady_clock;
+
+// How long to wait for a batch's reports before saying so in the log. librdkafka bounds the
+// wait itself (message.timeout.ms), so this only makes a long wait visible.
+constexpr std::chrono::seconds kReportWaitNotice{10};
+// Lines naming individual event ids in one summary, before "and N more".
+constexpr size_t kIdsPerLogLine = 10;
+
+std::string some_ids(const std::vector<std::string>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size() && i < kIdsPerLogLine; ++i)
+    out += (i ? ", " : "") + ids[i];
+  if (ids.size() > kIdsPerLogLine)
+    out += " and " + std::to_string(ids.size() - kIdsPerLogLine) + " more";
+  return out;
+}
+
+const char* describe(DeliveryStatus status) {
+  switch (status) {
+    case DeliveryStatus::kDelivered:
+      return "delivered";
+    case DeliveryStatus::kNotDelivered:
+      return "not delivered";
+    case DeliveryStatus::kMaybeDelivered:
+      return "maybe delivered";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, Publisher& publisher,
+               RelayStats& stats, const DrainDeadline& drain)
+    : settings_(std::move(settings)),
+      open_store_(std::move(open_store)),
+      publisher_(publisher),
+      stats_(stats),
+      drain_(drain),
+      backoff_(settings_.backoff_initial, settings_.backoff_max) {}
+
+bool Worker::ensure_store() {
+  if (store_ && store_->connected()) return true;
+  const bool was_connected = store_ != nullptr;
+  store_.reset();
+  Outcome<std::unique_ptr<ClaimStore>> opened = open_store_();
+  if (!opened) {
+    ++stats_.db_errors;
+    spdlog::warn("worker {}: {}", settings_.index, opened.error().message);
+    return false;
+  }
+  store_ = std::move(opened).value();
+  if (was_connected) spdlog::info("worker {}: reconnected to MySQL", settings_.index);
+  return true;
+}
+
+void Worker::run(const std::stop_token& stop) {
+  while (!stop.stop_requested()) {
+    if (in_flight_.size() >= settings_.pipeline_depth) {
+      settle_oldest();
+      continue;
+    }
+    if (!ensure_store() || !publisher_.ready()) {
+      // Cannot claim now. Finish what is in flight first (it may still be markable), then
+      // back off instead of spinning.
+      if (!in_flight_.empty()) {
+        settle_oldest();
+        continue;
+      }
+      sleep_unless_stopped(stop, backoff_.next());
+      continue;
+    }
+    const auto claim_started = steady_clock::now();
+    const LeaseToken token(settings_.instance_id, settings_.index, ++claim_sequence_);
+    Outcome<ClaimedBatch> claimed = store_->claim(token, settings_.batch_size, settings_.lease);
+    if (!claimed) {
+      ++stats_.db_errors;
+      const Micros pause = backoff_.next();
+      spdlog::warn("worker {}: {}; retrying in {}", settings_.index, claimed.error().message,
+                   format_pause(pause));
+      if (!in_flight_.empty()) {
+        settle_oldest();
+        continue;
+      }
+      sleep_unless_stopped(stop, pause);
+      continue;
+    }
+    backoff_.reset();
+    ClaimedBatch& batch = claimed.value();
+    if (batch.events.empty()) {
+      if (!in_flight_.empty()) {
+        settle_oldest();
+        continue;
+      }
+      sleep_unless_stopped(stop, settings_.poll_interval);
+      continue;
+    }
+    if (!batch.reclaimed.empty()) {
+      stats_.leases_reclaimed += batch.reclaimed.size();
+      spdlog::info("worker {}: claim {} took over {} expired leases: {}", settings_.index,
+                   token.value(), batch.reclaimed.size(), some_ids(batch.reclaimed));
+    }
+    const size_t count = batch.events.size();
+    ++stats_.claims;
+    stats_.events_claimed += count;
+    stats_.events_in_flight += static_cast<int64_t>(count);
+    spdlog::debug("worker {}: claim {} leased {} events", settings_.index, token.value(), count);
+    std::unique_ptr<InFlightDeliveries> deliveries = publisher_.send(batch.events);
+    in_flight_.push_back(
+        InFlightBatch{std::move(batch), std::move(deliveries), claim_started + settings_.lease});
+    // A short batch means the backlog is drained: settle now for latency instead of
+    // pipelining another (most likely empty) claim.
+    if (count < settings_.batch_size) {
+      while (!in_flight_.empty())
+        settle_oldest();
+    }
+  }
+  while (!in_flight_.empty())
+    settle_oldest();
+}
+
+void Worker::settle_oldest() {
+  InFlightBatch batch = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  const std::vector<OutboxEvent>& events = batch.claim.events;
+  while (!batch.deliveries->wait_until(steady_clock::now() + kReportWaitNotice)) {
+    spdlog::warn("worker {}: claim {}: still waiting for delivery reports", settings_.index,
+                 batch.claim.token.value());
+  }
+  std::vector<std::string> delivered;
+  std::vector<std::string> failed;
+  delivered.reserve(events.size());
+  const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
+  for (size_t i = 0; i < events.size(); ++i) {
+    const DeliveryOutcome& outcome = outcomes[i];
+    if (outcome.status == DeliveryStatus::kDelivered) {
+      delivered.push_back(events[i].event_id);
+      spdlog::debug("event {} delivered to {}[{}]@{}", events[i].event_id, outcome.topic,
+                    outcome.partition, outcome.offset);
+    } else {
+      failed.push_back(events[i].event_id);
+      spdlog::info("event {} {} (topic {}): {}; releasing it to PENDING", events[i].event_id,
+                   describe(outcome.status), outcome.topic, outcome.error);
+    }
+  }
+  if (!failed.empty()) {
+    stats_.deliveries_failed += failed.size();
+    spdlog::warn("worker {}: claim {}: {} of {} events not confirmed by the broker: {}",
+                 settings_.index, batch.claim.token.value(), failed.size(), events.size(),
+                 some_ids(failed));
+  }
+  mark(batch, delivered);
+  release(batch, failed);
+  stats_.events_in_flight -= static_cast<int64_t>(events.size());
+}
+
+template <typename Op>
+auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op)
+    -> decltype(op(std::declval<ClaimStore&>())) {
+  Backoff backoff(settings_.backoff_initial, settings_.backoff_max);
+  for (;;) {
+    std::string error = "MySQL unreachable";
+    if (ensure_store()) {
+      auto result = op(*store_);
+      if (result) return result;
+      ++stats_.db_errors;
+      error = result.error().message;
+    }
+    const auto now = steady_clock::now();
+    if (now >= until) return Error{error};
+    const Micros pause =
+        std::min<Micros>(backoff.next(), std::chrono::duration_cast<Micros>(until - now));
+    spdlog::warn("worker {}: {} failed ({}); retrying in {}", settings_.index, what, error,
+                 format_pause(pause));
+    // Not interruptible by the stop request: settling is what a drain waits for.
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+void Worker::mark(const InFlightBatch& batch, const std::vector<std::string>& ids) {
+  if (ids.empty()) return;
+  const LeaseToken& token = batch.claim.token;
+  const auto until = std::min(batch.lease_ends, drain_.get());
+  Outcome<LeaseUpdateResult> marked = retry_until(
+      until, "mark published", [&](ClaimStore& store) { return store.mark_published(token, ids); });
+  if (!marked) {
+    stats_.marks_abandoned += ids.size();
+    spdlog::error(
+        "worker {}: claim {}: {} events confirmed by the broker could not be marked PUBLISHED "
+        "({}); they stay leased until the lease ends and are then published again: {}",
+        settings_.index, token.value(), ids.size(), marked.error().message, some_ids(ids));
+    return;
+  }
+  const std::vector<std::string>& lost = marked.value().lease_lost;
+  stats_.events_published += ids.size() - lost.size();
+  stats_.marks_refused += lost.size();
+  for (const std::string& id : lost) {
+    spdlog::warn(
+        "event {}: delivered, but claim {} no longer holds its lease (it expired and another "
+        "claim took the row); not marked: the new owner publishes it again (expected duplicate)",
+        id, token.value());
+  }
+}
+
+void Worker::release(const InFlightBatch& batch, const std::vector<std::string>& ids) {
+  if (ids.empty()) return;
+  const LeaseToken& token = batch.claim.token;
+  const auto until = std::min(batch.lease_ends, drain_.get());
+  Outcome<LeaseUpdateResult> released =
+      retry_until(until, "release", [&](ClaimStore& store) { return store.release(token, ids); });
+  if (!released) {
+    spdlog::error(
+        "worker {}: claim {}: could not release {} unconfirmed events ({}); they are claimed "
+        "again when their lease ends: {}",
+        settings_.index, token.value(), ids.size(), released.error().message, some_ids(ids));
+    return;
+  }
+  stats_.events_released += released.value().changed;
+}
+
+}  // namespace outbox

@@ -1,0 +1,88 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "backoff.hpp"
+#include "claim_store.hpp"
+#include "delivery.hpp"
+#include "relay_stats.hpp"
+
+namespace outbox {
+
+struct WorkerSettings {
+  int index = 0;
+  std::string instance_id;
+  size_t batch_size = 500;
+  Micros lease = std::chrono::seconds(60);
+  Micros poll_interval = std::chrono::milliseconds(100);
+  Micros backoff_initial = std::chrono::milliseconds(100);
+  Micros backoff_max = std::chrono::seconds(10);
+  // Batches published but not yet settled. 2 lets the claim of batch k+1 overlap the broker
+  // round trip of batch k.
+  size_t pipeline_depth = 2;
+};
+
+// Opens a fresh ClaimStore (a new DB session) after a connection failure.
+using ClaimStoreFactory = std::function<Outcome<std::unique_ptr<ClaimStore>>()>;
+
+// When a drain must end: set once a stop was requested; until then time_point::max().
+class DrainDeadline {
+ public:
+  void start(Micros budget) {
+    deadline_.store((std::chrono::steady_clock::now() + budget).time_since_epoch().count());
+  }
+  std::chrono::steady_clock::time_point get() const {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::steady_clock::duration(deadline_.load()));
+  }
+
+ private:
+  std::atomic<std::chrono::steady_clock::rep> deadline_{
+      std::chrono::steady_clock::time_point::max().time_since_epoch().count()};
+};
+
+// One relay worker: claim -> publish -> (wait for reports) -> mark or release, with up to
+// pipeline_depth batches in flight. Runs until `stop`, then settles what it holds: marks
+// what the broker confirmed, releases the rest.
+class Worker {
+ public:
+  Worker(WorkerSettings settings, ClaimStoreFactory open_store, Publisher& publisher,
+         RelayStats& stats, const DrainDeadline& drain);
+
+  void run(const std::stop_token& stop);
+
+ private:
+  struct InFlightBatch {
+    ClaimedBatch claim;
+    std::unique_ptr<InFlightDeliveries> deliveries;
+    std::chrono::steady_clock::time_point lease_ends;  // by our clock: claim start + lease
+  };
+
+  bool ensure_store();
+  void settle_oldest();
+  // Runs op until it succeeds or `until` passes, reopening the store between attempts.
+  template <typename Op>
+  auto retry_until(std::chrono::steady_clock::time_point until, const char* what, Op op)
+      -> decltype(op(std::declval<ClaimStore&>()));
+  void mark(const InFlightBatch& batch, const std::vector<std::string>& ids);
+  void release(const InFlightBatch& batch, const std::vector<std::string>& ids);
+
+  WorkerSettings settings_;
+  ClaimStoreFactory open_store_;
+  Publisher& publisher_;
+  RelayStats& stats_;
+  const DrainDeadline& drain_;
+  std::unique_ptr<ClaimStore> store_;
+  std::deque<InFlightBatch> in_flight_;
+  uint64_t claim_sequence_ = 0;
+  Backoff backoff_;
+};
+
+}  // namespace outbox

@@ -1,0 +1,87 @@
+// The outbox-relay binary's command line: exact messages and exit codes, as an operator or
+// systemd (RestartPreventExitStatus=78) sees them.
+#include <catch2/catch.hpp>
+
+#include "child_process.hpp"
+#include "test_env.hpp"
+
+using outbox::test::run_command;
+using outbox::test::TempDir;
+
+TEST_CASE("check-config reports every problem with file:line and exits 78", "[cli]") {
+  TempDir dir;
+  const std::string file = dir.write("relay.yaml",
+                                     "mysql:\n"
+                                     "  user: relay\n"
+                                     "  database: app\n"
+                                     "  password: ${OUTBOX_TEST_UNSET_VARIABLE}\n"
+                                     "kafka:\n"
+                                     "  bootstrap_servers: k:9092\n"
+                                     "relay:\n"
+                                     "  workers: 0\n"
+                                     "  lease: 1 minute\n");
+  const auto result = run_command({outbox::test::relay_binary(), "--check-config", file});
+  CHECK(result.status == 78);
+  CHECK(result.out.empty());
+  CHECK(result.err ==
+        file + ":4: mysql.password: environment variable OUTBOX_TEST_UNSET_VARIABLE is not set\n" +
+            file + ":8: relay.workers: must be between 1 and 64, got 0\n" + file +
+            ":9: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, h), got \"1 "
+            "minute\"\n");
+}
+
+TEST_CASE("an invalid config file given to --config file exits 78 before connecting anywhere",
+          "[cli]") {
+  TempDir dir;
+  const std::string file = dir.write("relay.yaml", "mysql:\n  user: relay\n");
+  const auto result = run_command({outbox::test::relay_binary(), "--config", file});
+  CHECK(result.status == 78);
+  CHECK(result.err == file + ":1: mysql.database: is required\n" + file +
+                          ":1: kafka.bootstrap_servers: is required\n");
+}
+
+TEST_CASE("a missing config file exits 78 naming it", "[cli]") {
+  const auto result =
+      run_command({outbox::test::relay_binary(), "--check-config", "/nonexistent/relay.yaml"});
+  CHECK(result.status == 78);
+  CHECK(result.err == "/nonexistent/relay.yaml: cannot read file: No such file or directory\n");
+}
+
+TEST_CASE("a valid file passes --check-config; --print-config hides secrets", "[cli]") {
+  TempDir dir;
+  const std::string file = dir.write("relay.yaml",
+                                     "mysql:\n"
+                                     "  user: relay\n"
+                                     "  password: very-secret-pw\n"
+                                     "  database: app\n"
+                                     "kafka:\n"
+                                     "  bootstrap_servers: k:9092\n"
+                                     "  properties:\n"
+                                     "    sasl.password: kafka-secret-pw\n");
+  const auto check = run_command({outbox::test::relay_binary(), "--check-config", file});
+  CHECK(check.status == 0);
+  CHECK(check.out == file + ": configuration is valid\n");
+  const auto printed = run_command({outbox::test::relay_binary(), "--print-config", file});
+  CHECK(printed.status == 0);
+  CHECK(printed.out.find("very-secret-pw") == std::string::npos);
+  CHECK(printed.out.find("kafka-secret-pw") == std::string::npos);
+  CHECK(printed.out.find("acks: all") != std::string::npos);
+  CHECK(printed.out.find("enable.idempotence: true") != std::string::npos);
+}
+
+TEST_CASE("the example config is valid as shipped", "[cli]") {
+  const auto result = run_command({outbox::test::relay_binary(), "--check-config",
+                                   outbox::test::source_dir() + "/config/relay.example.yaml"});
+  CHECK(result.status == 0);
+}
+
+TEST_CASE("version output names the linked libraries; bad usage exits 64", "[cli]") {
+  const auto version = run_command({outbox::test::relay_binary(), "--version"});
+  CHECK(version.status == 0);
+  CHECK(version.out.rfind("outbox-relay ", 0) == 0);
+  CHECK(version.out.find("librdkafka 2.") != std::string::npos);
+  CHECK(version.out.find("MySQL Connector/C++ 1.1.") != std::string::npos);
+  const auto usage = run_command({outbox::test::relay_binary(), "--bogus"});
+  CHECK(usage.status == 64);
+  CHECK(usage.err.find("usage: outbox-relay --config FILE") != std::string::npos);
+}

@@ -1,0 +1,68 @@
+#include "relay_process.hpp"
+
+#include <signal.h>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "test_kafka.hpp"
+
+namespace outbox::test {
+
+std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
+                              const RelayTestConfig& settings) {
+  const MysqlEndpoint endpoint = db.endpoint();
+  std::string yaml;
+  yaml += "mysql:\n";
+  yaml += "  host: " + endpoint.host + "\n";
+  yaml += "  port: " + std::to_string(endpoint.port) + "\n";
+  yaml += "  user: " + endpoint.user + "\n";
+  yaml += "  password: ${OUTBOX_MYSQL_PASSWORD}\n";
+  yaml += "  database: " + endpoint.database + "\n";
+  yaml += "kafka:\n";
+  yaml += "  bootstrap_servers: " + bootstrap + "\n";
+  yaml += "  properties:\n";
+  yaml += "    log.connection.close: \"false\"\n";
+  yaml += settings.extra_kafka_properties;
+  yaml += "relay:\n";
+  if (!settings.instance_id.empty()) yaml += "  instance_id: " + settings.instance_id + "\n";
+  yaml += "  workers: " + std::to_string(settings.workers) + "\n";
+  yaml += "  batch_size: " + std::to_string(settings.batch_size) + "\n";
+  yaml += "  lease: " + settings.lease + "\n";
+  yaml += "  poll_interval: " + settings.poll_interval + "\n";
+  yaml += "  drain_timeout: " + settings.drain_timeout + "\n";
+  yaml += "  backoff_max: " + settings.backoff_max + "\n";
+  yaml += "log:\n";
+  yaml += "  level: debug\n";
+  yaml += "  stats_interval: 1s\n";
+  return yaml;
+}
+
+RelayProcess::RelayProcess(const TestDatabase& db, const std::string& bootstrap,
+                           const RelayTestConfig& settings) {
+  const std::string config = dir_.write("relay.yaml", relay_config_yaml(db, bootstrap, settings));
+  process_ = std::make_unique<ChildProcess>(
+      std::vector<std::string>{relay_binary(), "--config", config}, dir_.file("relay.log"));
+}
+
+std::map<std::string, int> deliveries_by_event(const std::string& bootstrap,
+                                               const std::string& topic) {
+  std::map<std::string, int> count;
+  for (const auto& record : read_topic(bootstrap, topic))
+    ++count[record.headers.at("event_id")];
+  return count;
+}
+
+void stop_gracefully(RelayProcess& relay) {
+  relay.process().signal(SIGTERM);
+  const auto status = relay.process().wait_exit(std::chrono::seconds(60));
+  INFO(relay.log());
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+}
+
+bool logged(const RelayProcess& relay, const std::string& text) {
+  return relay.log().find(text) != std::string::npos;
+}
+
+}  // namespace outbox::test

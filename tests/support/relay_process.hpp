@@ -1,0 +1,50 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "child_process.hpp"
+#include "test_database.hpp"
+#include "test_env.hpp"
+
+namespace outbox::test {
+
+// Settings of a relay config file written for a test.
+struct RelayTestConfig {
+  std::string instance_id;
+  int workers = 2;
+  int batch_size = 500;
+  std::string lease = "60s";
+  std::string poll_interval = "20ms";
+  std::string drain_timeout = "20s";
+  std::string backoff_max = "1s";
+  std::string extra_kafka_properties;  // YAML lines indented under kafka.properties
+};
+
+std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
+                              const RelayTestConfig& settings);
+
+// An outbox-relay process with its own config file and log.
+class RelayProcess {
+ public:
+  RelayProcess(const TestDatabase& db, const std::string& bootstrap,
+               const RelayTestConfig& settings);
+  ChildProcess& process() { return *process_; }
+  std::string log() const { return process_->output(); }
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<ChildProcess> process_;
+};
+
+// Event id -> how many times it is on `topic`, read with kcat.
+std::map<std::string, int> deliveries_by_event(const std::string& bootstrap,
+                                               const std::string& topic);
+
+// SIGTERM, then the exit status must be 0 (the drain path).
+void stop_gracefully(RelayProcess& relay);
+
+bool logged(const RelayProcess& relay, const std::string& text);
+
+}  // namespace outbox::test

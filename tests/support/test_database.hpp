@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mysql/mysql_endpoint.hpp"
+
+namespace outbox::test {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+// A database of its own for one test, with the migrations of sql/ applied by the project's
+// own script. Queries go through the mariadb command-line client: an independent client,
+// so a test never verifies the database only through the code under test.
+class TestDatabase {
+ public:
+  TestDatabase();
+  ~TestDatabase();
+  TestDatabase(const TestDatabase&) = delete;
+  TestDatabase& operator=(const TestDatabase&) = delete;
+
+  const std::string& name() const { return name_; }
+  MysqlEndpoint endpoint() const;
+
+  // Runs SQL; throws with the client's error text on failure.
+  void exec(const std::string& sql) const;
+  Rows query(const std::string& sql) const;
+  // The single value of a one-row, one-column query.
+  std::string scalar(const std::string& sql) const;
+  long long count(const std::string& where_sql) const;  // rows of outbox_event matching
+
+  // n PENDING events, ids "<prefix>-<000001..>" (36 chars wide), aggregate_id cycling over
+  // `aggregates` values, created in id order.
+  void insert_events(int n, const std::string& prefix, const std::string& aggregate_type = "order",
+                     int aggregates = 100) const;
+
+ private:
+  std::vector<std::string> client_args() const;
+  std::string name_;
+};
+
+// Event id for index i (1-based) of insert_events(prefix): "<prefix>-" padded to 36 chars.
+std::string event_id(const std::string& prefix, int i);
+
+}  // namespace outbox::test

@@ -1,0 +1,62 @@
+#include "test_env.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace outbox::test {
+namespace {
+
+std::string required_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') {
+    throw std::runtime_error(std::string(name) +
+                             " is not set: run the tests through scripts/test.sh, which starts "
+                             "MariaDB and exports it");
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string relay_binary() {
+  return OUTBOX_RELAY_BIN;
+}
+std::string test_broker_binary() {
+  return OUTBOX_TEST_BROKER_BIN;
+}
+std::string source_dir() {
+  return OUTBOX_SOURCE_DIR;
+}
+
+MysqlEndpoint mysql_endpoint(const std::string& database) {
+  MysqlEndpoint endpoint;
+  endpoint.host = required_env("OUTBOX_MYSQL_HOST");
+  endpoint.port = std::stoi(required_env("OUTBOX_MYSQL_PORT"));
+  endpoint.user = required_env("OUTBOX_MYSQL_USER");
+  endpoint.password = required_env("OUTBOX_MYSQL_PASSWORD");
+  endpoint.database = database;
+  return endpoint;
+}
+
+TempDir::TempDir() {
+  std::string pattern = "/tmp/outbox-test-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::string TempDir::write(const std::string& name, const std::string& text) const {
+  const std::string path = file(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace outbox::test

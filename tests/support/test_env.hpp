@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+
+#include "mysql/mysql_endpoint.hpp"
+
+namespace outbox::test {
+
+// Paths baked in by CMake, so tests run the binaries of this build tree.
+std::string relay_binary();
+std::string test_broker_binary();
+std::string source_dir();
+
+// The MariaDB server the test command started (scripts/local-mariadb.sh writes these
+// variables). Throws with a clear message when they are missing: an integration test never
+// silently skips.
+MysqlEndpoint mysql_endpoint(const std::string& database);
+
+// A fresh directory under /tmp for one test's files; removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  // Writes text to name and returns its path.
+  std::string write(const std::string& name, const std::string& text) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace outbox::test

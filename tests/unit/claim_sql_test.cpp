@@ -1,0 +1,64 @@
+// The claim SQL: fixed placeholder capacities (never an empty IN ()), index hints in the
+// order each scan reads, lease arithmetic on the database clock.
+#include <catch2/catch.hpp>
+
+#include "claim_sql.hpp"
+#include "lease_token.hpp"
+
+namespace claim_sql = outbox::claim_sql;
+
+namespace {
+size_t count_of(const std::string& text, char c) {
+  return std::count(text.begin(), text.end(), c);
+}
+}  // namespace
+
+TEST_CASE("id lists use the smallest fixed capacity", "[sql]") {
+  CHECK(claim_sql::id_list_capacity(1) == 1);
+  CHECK(claim_sql::id_list_capacity(2) == 4);
+  CHECK(claim_sql::id_list_capacity(16) == 16);
+  CHECK(claim_sql::id_list_capacity(17) == 64);
+  CHECK(claim_sql::id_list_capacity(500) == 1024);
+  CHECK(claim_sql::id_list_capacity(1024) == 1024);
+  CHECK_THROWS(claim_sql::id_list_capacity(1025));
+  CHECK(claim_sql::placeholders(1) == "?");
+  CHECK(claim_sql::placeholders(3) == "?, ?, ?");
+}
+
+TEST_CASE("statements bind every value and never build an empty list", "[sql]") {
+  for (size_t capacity : claim_sql::kIdListCapacities) {
+    const std::string mark = claim_sql::mark_published(capacity);
+    CHECK(count_of(mark, '?') == capacity + 2);
+    CHECK(mark.find("IN ()") == std::string::npos);
+    CHECK(mark.find("AND status = 'PUBLISHING' AND lease_owner = ?") != std::string::npos);
+    CHECK(count_of(claim_sql::release(capacity), '?') == capacity + 1);
+    CHECK(count_of(claim_sql::lease_rows(capacity), '?') == capacity + 2);
+  }
+}
+
+TEST_CASE("claim scans read their index in order and skip locked rows", "[sql]") {
+  const std::string pending = claim_sql::select_pending();
+  CHECK(pending.find("FORCE INDEX (idx_outbox_pending) WHERE status = 'PENDING' ORDER BY "
+                     "created_at, event_id LIMIT ? FOR UPDATE SKIP LOCKED") != std::string::npos);
+  const std::string expired = claim_sql::select_expired();
+  CHECK(expired.find("FORCE INDEX (idx_outbox_lease) WHERE status = 'PUBLISHING' AND "
+                     "lease_until < CURRENT_TIMESTAMP(6) ORDER BY lease_until LIMIT ? FOR "
+                     "UPDATE SKIP LOCKED") != std::string::npos);
+  // The lease ends on the database clock, never the host's.
+  CHECK(claim_sql::lease_rows(1).find("lease_until = CURRENT_TIMESTAMP(6) + INTERVAL ? "
+                                      "MICROSECOND") != std::string::npos);
+  CHECK(claim_sql::mark_published(1).find("published_at = CURRENT_TIMESTAMP(6)") !=
+        std::string::npos);
+}
+
+TEST_CASE("lease tokens are unique per claim", "[sql]") {
+  const outbox::LeaseToken a("relay-a", 0, 1);
+  const outbox::LeaseToken b("relay-a", 0, 2);
+  const outbox::LeaseToken c("relay-a", 1, 1);
+  CHECK(a.value() == "relay-a/w0/c1");
+  CHECK(a != b);
+  CHECK(a != c);
+  const std::string id = outbox::default_instance_id();
+  CHECK(id.size() <= outbox::kMaxInstanceIdLength);
+  CHECK(id != outbox::default_instance_id());
+}

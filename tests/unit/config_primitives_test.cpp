@@ -1,0 +1,50 @@
+// Durations and ${VAR} substitution: the building blocks of every config value.
+#include <catch2/catch.hpp>
+
+#include "config/duration.hpp"
+#include "config/env_substitution.hpp"
+
+using namespace std::chrono_literals;
+using outbox::format_duration;
+using outbox::Micros;
+using outbox::parse_duration;
+using outbox::substitute_env;
+
+TEST_CASE("durations need a unit", "[config]") {
+  CHECK(parse_duration("250us") == Micros(250));
+  CHECK(parse_duration("50ms") == Micros(50ms));
+  CHECK(parse_duration("30s") == Micros(30s));
+  CHECK(parse_duration("5m") == Micros(5min));
+  CHECK(parse_duration("1h") == Micros(1h));
+  CHECK_FALSE(parse_duration("30"));
+  CHECK_FALSE(parse_duration("ms"));
+  CHECK_FALSE(parse_duration("-5s"));
+  CHECK_FALSE(parse_duration("1.5s"));
+  CHECK_FALSE(parse_duration("5 s"));
+  CHECK_FALSE(parse_duration("5d"));
+}
+
+TEST_CASE("durations print in their largest exact unit", "[config]") {
+  CHECK(format_duration(Micros(60s)) == "1m");
+  CHECK(format_duration(Micros(1500ms)) == "1500ms");
+  CHECK(format_duration(Micros(0)) == "0s");
+  CHECK(format_duration(Micros(7)) == "7us");
+}
+
+TEST_CASE("environment references are replaced; plain braces are not", "[config]") {
+  const outbox::EnvLookup env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "HOST") return std::string("db1");
+    if (name == "EMPTY") return std::string("");
+    return std::nullopt;
+  };
+  CHECK(substitute_env("${HOST}:3306", env).value() == "db1:3306");
+  CHECK(substitute_env("outbox.{aggregate_type}", env).value() == "outbox.{aggregate_type}");
+  CHECK(substitute_env("${MISSING:-fallback}", env).value() == "fallback");
+  CHECK(substitute_env("${EMPTY:-fallback}", env).value() == "");
+  CHECK(substitute_env("cost $$5 and $x", env).value() == "cost $5 and $x");
+  CHECK(substitute_env("${MISSING}", env).error().message ==
+        "environment variable MISSING is not set");
+  CHECK(substitute_env("${HOST", env).error().message == "unterminated ${ in \"${HOST\"");
+  CHECK(substitute_env("${1BAD}", env).error().message ==
+        "\"${1BAD}\" is not a valid environment variable reference");
+}

@@ -1,0 +1,248 @@
+// The relay's config loader: every error names file:line and the key path, all errors come
+// at once, and the messages are exact (operators grep for them).
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "relay_config.hpp"
+#include "test_env.hpp"
+
+using outbox::ConfigDiagnostics;
+using outbox::EnvLookup;
+using outbox::RelayConfig;
+
+namespace {
+
+EnvLookup env_of(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](const std::string& name) -> std::optional<std::string> {
+    const auto found = values.find(name);
+    if (found == values.end()) return std::nullopt;
+    return found->second;
+  };
+}
+
+struct Loaded {
+  std::optional<RelayConfig> config;
+  std::string errors;
+};
+
+Loaded load(const std::string& yaml, std::map<std::string, std::string> env = {}) {
+  outbox::test::TempDir dir;
+  const std::string path = dir.write("relay.yaml", yaml);
+  ConfigDiagnostics diagnostics(path);
+  Loaded loaded;
+  loaded.config = outbox::load_relay_config(path, env_of(std::move(env)), diagnostics);
+  loaded.errors = diagnostics.render();
+  // Tests compare messages without the temp path.
+  for (size_t at; (at = loaded.errors.find(path)) != std::string::npos;) {
+    loaded.errors.replace(at, path.size(), "relay.yaml");
+  }
+  return loaded;
+}
+
+const std::string kMinimal =
+    "mysql:\n"
+    "  user: relay\n"
+    "  database: app\n"
+    "kafka:\n"
+    "  bootstrap_servers: localhost:9092\n";
+
+}  // namespace
+
+TEST_CASE("a minimal config gets production defaults", "[config]") {
+  const Loaded loaded = load(kMinimal);
+  REQUIRE(loaded.errors.empty());
+  REQUIRE(loaded.config);
+  const RelayConfig& config = *loaded.config;
+  CHECK(config.mysql.host == "127.0.0.1");
+  CHECK(config.mysql.port == 3306);
+  CHECK(config.kafka.topic == "outbox.{aggregate_type}");
+  CHECK(config.relay.workers == 2);
+  CHECK(config.relay.batch_size == 500);
+  CHECK(config.relay.lease == std::chrono::seconds(60));
+  CHECK(config.relay.poll_interval == std::chrono::milliseconds(100));
+  CHECK(config.log.level == "info");
+}
+
+TEST_CASE("every key of the example config is read", "[config]") {
+  outbox::test::TempDir dir;
+  const std::string example = outbox::test::source_dir() + "/config/relay.example.yaml";
+  ConfigDiagnostics diagnostics(example);
+  const auto config = outbox::load_relay_config(
+      example, env_of({{"OUTBOX_MYSQL_PASSWORD", "secret"}}), diagnostics);
+  INFO(diagnostics.render());
+  REQUIRE(config);
+  CHECK(config->mysql.password == "secret");
+}
+
+TEST_CASE("durations, env substitution and overrides are applied", "[config]") {
+  const Loaded loaded = load(
+      "mysql:\n"
+      "  host: db.internal\n"
+      "  port: 3307\n"
+      "  user: relay\n"
+      "  password: ${DB_PASSWORD}\n"
+      "  database: ${DB_NAME:-orders}\n"
+      "kafka:\n"
+      "  bootstrap_servers: ${BROKERS}\n"
+      "  topic: events.{aggregate_type}.{event_type}\n"
+      "  topics:\n"
+      "    payment: payments.v1\n"
+      "  properties:\n"
+      "    linger.ms: 5\n"
+      "    compression.type: lz4\n"
+      "relay:\n"
+      "  workers: 4\n"
+      "  batch_size: 200\n"
+      "  lease: 2m\n"
+      "  poll_interval: 50ms\n"
+      "log:\n"
+      "  level: debug\n"
+      "  format: json\n",
+      {{"DB_PASSWORD", "p@ss$word"}, {"BROKERS", "k1:9092,k2:9092"}});
+  INFO(loaded.errors);
+  REQUIRE(loaded.config);
+  const RelayConfig& config = *loaded.config;
+  CHECK(config.mysql.password == "p@ss$word");
+  CHECK(config.mysql.database == "orders");
+  CHECK(config.kafka.bootstrap_servers == "k1:9092,k2:9092");
+  CHECK(config.kafka.topics.size() == 1);
+  CHECK(config.kafka.topics[0].key == "payment");
+  CHECK(config.kafka.properties.size() == 2);
+  CHECK(config.relay.lease == std::chrono::minutes(2));
+  CHECK(config.relay.poll_interval == std::chrono::milliseconds(50));
+  CHECK(config.log.format == outbox::LogFormat::kJson);
+}
+
+TEST_CASE("all errors are reported at once with file, line and key path", "[config]") {
+  const Loaded loaded = load(
+      "mysql:\n"                         // 1
+      "  port: seventy\n"                // 2
+      "  user: relay\n"                  // 3
+      "  password: ${MISSING_SECRET}\n"  // 4
+      "kafka:\n"                         // 5
+      "  bootstrap_servers: k:9092\n"    // 6
+      "  topic: outbox.{aggregate}\n"    // 7
+      "relay:\n"                         // 8
+      "  wokers: 3\n"                    // 9
+      "  batch_size: 0\n"                // 10
+      "  lease: thirty\n"                // 11
+      "  poll_interval: 2h\n"            // 12
+      "log:\n"                           // 13
+      "  level: verbose\n");             // 14
+  CHECK_FALSE(loaded.config);
+  CHECK(loaded.errors ==
+        "relay.yaml:1: mysql.database: is required\n"
+        "relay.yaml:2: mysql.port: must be an integer, got \"seventy\"\n"
+        "relay.yaml:4: mysql.password: environment variable MISSING_SECRET is not set\n"
+        "relay.yaml:7: kafka.topic: unknown placeholder {aggregate} in \"outbox.{aggregate}\" "
+        "(known: {aggregate_type}, {event_type})\n"
+        "relay.yaml:9: relay.wokers: unknown key (did you mean relay.workers?)\n"
+        "relay.yaml:10: relay.batch_size: must be between 1 and 10000, got 0\n"
+        "relay.yaml:11: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, "
+        "h), got \"thirty\"\n"
+        "relay.yaml:12: relay.poll_interval: must be between 1ms and 1m, got 2h\n"
+        "relay.yaml:14: log.level: must be one of trace, debug, info, warn, error; got "
+        "\"verbose\"\n");
+}
+
+TEST_CASE("wrong types and unknown sections are named", "[config]") {
+  const Loaded loaded = load(kMinimal +
+                             "relay:\n"
+                             "  workers: [1, 2]\n"
+                             "  lease: 90\n"
+                             "metrics:\n"
+                             "  port: 9100\n");
+  CHECK(loaded.errors ==
+        "relay.yaml:7: relay.workers: must be an integer, got a list\n"
+        "relay.yaml:8: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, h), "
+        "got \"90\"\n"
+        "relay.yaml:9: metrics: unknown key\n");
+}
+
+TEST_CASE("kafka properties are checked by librdkafka and guarded", "[config]") {
+  const Loaded loaded = load(kMinimal +
+                             "  properties:\n"
+                             "    linger.ms: soon\n"
+                             "    no.such.property: 1\n"
+                             "    acks: 1\n"
+                             "    enable.idempotence: false\n"
+                             "    bootstrap.servers: other:9092\n");
+  CHECK(loaded.errors ==
+        "relay.yaml:7: kafka.properties.linger.ms: librdkafka rejects it: Invalid value for "
+        "configuration property \"queue.buffering.max.ms\"\n"
+        "relay.yaml:8: kafka.properties.no.such.property: librdkafka rejects it: No such "
+        "configuration property: \"no.such.property\"\n"
+        "relay.yaml:9: kafka.properties.acks: must stay all: an event is marked PUBLISHED only "
+        "once every in-sync replica has it\n"
+        "relay.yaml:10: kafka.properties.enable.idempotence: must stay true: the relay relies on "
+        "the idempotent producer for per-partition order and for retries that do not duplicate\n"
+        "relay.yaml:11: kafka.properties.bootstrap.servers: set kafka.bootstrap_servers instead\n");
+}
+
+TEST_CASE("the lease must outlast the producer's delivery timeout", "[config]") {
+  const Loaded loaded = load(kMinimal +
+                             "  properties:\n"
+                             "    message.timeout.ms: 60000\n"
+                             "relay:\n"
+                             "  lease: 60s\n");
+  CHECK(loaded.errors ==
+        "relay.yaml:9: relay.lease: must exceed the producer's delivery timeout "
+        "(message.timeout.ms = 1m) by at least 5s, or a lease can end while its delivery is "
+        "pending and another relay publishes the event again\n");
+}
+
+TEST_CASE("password and password_file are exclusive; the file's newline is dropped", "[config]") {
+  outbox::test::TempDir dir;
+  const std::string secret = dir.write("password", "s3cret\n");
+  const Loaded from_file =
+      load("mysql:\n  user: relay\n  database: app\n  password_file: " + secret +
+           "\nkafka:\n  bootstrap_servers: k:9092\n");
+  REQUIRE(from_file.config);
+  CHECK(from_file.config->mysql.password == "s3cret");
+
+  const Loaded both = load(
+      "mysql:\n  user: relay\n  database: app\n  password: x\n"
+      "  password_file: " +
+      secret + "\nkafka:\n  bootstrap_servers: k:9092\n");
+  CHECK(both.errors ==
+        "relay.yaml:5: mysql.password_file: set either mysql.password or mysql.password_file, "
+        "not both\n");
+
+  const Loaded missing = load(
+      "mysql:\n  user: relay\n  database: app\n  password_file: /nonexistent/pw\n"
+      "kafka:\n  bootstrap_servers: k:9092\n");
+  CHECK(missing.errors ==
+        "relay.yaml:4: mysql.password_file: cannot read /nonexistent/pw: No such file or "
+        "directory\n");
+}
+
+TEST_CASE("syntax errors and unreadable files are config errors too", "[config]") {
+  const Loaded syntax = load("mysql:\n  user: [unclosed\n");
+  CHECK(syntax.errors.rfind("relay.yaml:3: YAML syntax error: ", 0) == 0);
+
+  ConfigDiagnostics diagnostics("/nonexistent/relay.yaml");
+  CHECK_FALSE(outbox::load_relay_config("/nonexistent/relay.yaml", env_of({}), diagnostics));
+  CHECK(diagnostics.render() ==
+        "/nonexistent/relay.yaml: cannot read file: No such file or directory\n");
+}
+
+TEST_CASE("a key written twice is an error", "[config]") {
+  const Loaded loaded = load(kMinimal + "relay:\n  workers: 2\n  workers: 3\n");
+  CHECK(loaded.errors == "relay.yaml:8: relay.workers: is set twice\n");
+}
+
+TEST_CASE("printing the config hides secrets", "[config]") {
+  const Loaded loaded = load(kMinimal +
+                                 "  properties:\n"
+                                 "    sasl.password: hunter2\n",
+                             {});
+  REQUIRE(loaded.config);
+  RelayConfig config = *loaded.config;
+  config.mysql.password = "db-secret";
+  const std::string printed = outbox::print_relay_config(config);
+  CHECK(printed.find("hunter2") == std::string::npos);
+  CHECK(printed.find("db-secret") == std::string::npos);
+  CHECK(printed.find("sasl.password: \"*****\"") != std::string::npos);
+  CHECK(printed.find("password: \"*****\"") != std::string::npos);
+}
