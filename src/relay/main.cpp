@@ -2,6 +2,7 @@
 // (claim -> publish -> mark). Flags -> config -> run -> exit code.
 #include <librdkafka/rdkafka.h>
 #include <mysql_driver.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <iostream>
@@ -9,6 +10,7 @@
 
 #include "build_info.hpp"
 #include "config/config_diagnostics.hpp"
+#include "failpoint.hpp"
 #include "logging.hpp"
 #include "relay_app.hpp"
 #include "relay_config.hpp"
@@ -58,6 +60,13 @@ int main(int argc, char** argv) {
     std::cout << outbox::print_relay_config(*config);
     return 0;
   }
+  if (const outbox::Status armed = outbox::failpoints::configure_from_environment(); !armed) {
+    std::cerr << armed.error().message << "\n";
+    return outbox::kExitConfig;
+  }
   outbox::setup_logging(config->log.level, config->log.format, "outbox-relay");
+  for (const std::string& point : outbox::failpoints::armed()) {
+    spdlog::warn("FAILPOINT ARMED: {} (fault-injection testing only)", point);
+  }
   return outbox::run_relay(*config);
 }

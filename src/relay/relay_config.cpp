@@ -2,11 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
+#include "config/mysql_section.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "lease_token.hpp"
 #include "producer_config.hpp"
@@ -23,46 +19,6 @@ using std::chrono::seconds;
 // A delivery report can only arrive this long before the lease ends for the mark to land
 // inside the lease.
 constexpr Micros kLeaseMarginOverDelivery = seconds(5);
-
-std::string read_secret_file(const std::string& path, std::string& error) {
-  std::ifstream in(path);
-  if (!in) {
-    error = "cannot read " + path + ": " + std::strerror(errno);
-    return "";
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string value = text.str();
-  // Files written with echo or an editor end in a newline that is not part of the secret.
-  while (!value.empty() && (value.back() == '\n' || value.back() == '\r'))
-    value.pop_back();
-  return value;
-}
-
-MysqlEndpoint read_mysql(YamlSection section) {
-  MysqlEndpoint mysql;
-  mysql.host = section.string("host", mysql.host);
-  mysql.port = static_cast<int>(section.integer("port", mysql.port, 1, 65535));
-  mysql.socket = section.string("socket", "");
-  mysql.user = section.required_string("user");
-  mysql.database = section.required_string("database");
-  const std::optional<std::string> password = section.optional_string("password");
-  const std::optional<std::string> password_file = section.optional_string("password_file");
-  if (password && password_file) {
-    section.problem("password_file", "set either mysql.password or mysql.password_file, not both");
-  } else if (password_file) {
-    std::string error;
-    mysql.password = read_secret_file(*password_file, error);
-    if (!error.empty()) section.problem("password_file", error);
-  } else if (password) {
-    mysql.password = *password;
-  }
-  mysql.connect_timeout =
-      section.duration("connect_timeout", mysql.connect_timeout, seconds(1), minutes(5));
-  mysql.read_timeout = section.duration("read_timeout", mysql.read_timeout, seconds(1), hours(1));
-  section.reject_unknown_keys();
-  return mysql;
-}
 
 KafkaSettings read_kafka(YamlSection section) {
   KafkaSettings kafka;
@@ -131,7 +87,7 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   YamlSection root(*root_node, "", 1, diagnostics, env);
 
   RelayConfig config;
-  config.mysql = read_mysql(root.section("mysql"));
+  config.mysql = read_mysql_section(root.section("mysql"));
   YamlSection kafka_section = root.section("kafka");
   config.kafka = read_kafka(kafka_section);
   YamlSection relay_section = root.section("relay");
@@ -160,16 +116,8 @@ std::string print_relay_config(const RelayConfig& config) {
   YAML::Emitter out;
   const auto duration = [](Micros value) { return format_duration(value); };
   out << YAML::BeginMap;
-  out << YAML::Key << "mysql" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "host" << YAML::Value << config.mysql.host;
-  out << YAML::Key << "port" << YAML::Value << config.mysql.port;
-  out << YAML::Key << "socket" << YAML::Value << config.mysql.socket;
-  out << YAML::Key << "user" << YAML::Value << config.mysql.user;
-  out << YAML::Key << "password" << YAML::Value << (config.mysql.password.empty() ? "" : "*****");
-  out << YAML::Key << "database" << YAML::Value << config.mysql.database;
-  out << YAML::Key << "connect_timeout" << YAML::Value << duration(config.mysql.connect_timeout);
-  out << YAML::Key << "read_timeout" << YAML::Value << duration(config.mysql.read_timeout);
-  out << YAML::EndMap;
+  out << YAML::Key << "mysql" << YAML::Value;
+  emit_mysql_section(config.mysql, out);
 
   out << YAML::Key << "kafka" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "bootstrap_servers" << YAML::Value << config.kafka.bootstrap_servers;

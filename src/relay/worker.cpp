@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "failpoint.hpp"
 #include "interruptible_sleep.hpp"
 
 namespace outbox {
@@ -159,6 +160,14 @@ void Worker::settle_oldest() {
     spdlog::warn("worker {}: claim {}: {} of {} events not confirmed by the broker: {}",
                  settings_.index, batch.claim.token.value(), failed.size(), events.size(),
                  some_ids(failed));
+  }
+  // Fault injection: the window between the broker's confirmation and the mark. "kill" dies
+  // here; "error" drops the batch as a crashed worker would, leaving the rows to their lease.
+  if (failpoints::hit("relay.after_publish_before_mark")) {
+    spdlog::warn("worker {}: failpoint: claim {} abandoned unmarked", settings_.index,
+                 batch.claim.token.value());
+    stats_.events_in_flight -= static_cast<int64_t>(events.size());
+    return;
   }
   mark(batch, delivered);
   release(batch, failed);

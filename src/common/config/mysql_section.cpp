@@ -1,0 +1,72 @@
+#include "config/mysql_section.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace outbox {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+std::string read_secret_file(const std::string& path, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read " + path + ": " + std::strerror(errno);
+    return "";
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string value = text.str();
+  // Files written with echo or an editor end in a newline that is not part of the secret.
+  while (!value.empty() && (value.back() == '\n' || value.back() == '\r'))
+    value.pop_back();
+  return value;
+}
+
+}  // namespace
+
+MysqlEndpoint read_mysql_section(YamlSection section) {
+  MysqlEndpoint mysql;
+  mysql.host = section.string("host", mysql.host);
+  mysql.port = static_cast<int>(section.integer("port", mysql.port, 1, 65535));
+  mysql.socket = section.string("socket", "");
+  mysql.user = section.required_string("user");
+  mysql.database = section.required_string("database");
+  const std::optional<std::string> password = section.optional_string("password");
+  const std::optional<std::string> password_file = section.optional_string("password_file");
+  if (password && password_file) {
+    section.problem("password_file", "set either mysql.password or mysql.password_file, not both");
+  } else if (password_file) {
+    std::string error;
+    mysql.password = read_secret_file(*password_file, error);
+    if (!error.empty()) section.problem("password_file", error);
+  } else if (password) {
+    mysql.password = *password;
+  }
+  mysql.connect_timeout =
+      section.duration("connect_timeout", mysql.connect_timeout, seconds(1), minutes(5));
+  mysql.read_timeout = section.duration("read_timeout", mysql.read_timeout, seconds(1), hours(1));
+  section.reject_unknown_keys();
+  return mysql;
+}
+
+void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "host" << YAML::Value << mysql.host;
+  out << YAML::Key << "port" << YAML::Value << mysql.port;
+  out << YAML::Key << "socket" << YAML::Value << mysql.socket;
+  out << YAML::Key << "user" << YAML::Value << mysql.user;
+  out << YAML::Key << "password" << YAML::Value << (mysql.password.empty() ? "" : "*****");
+  out << YAML::Key << "database" << YAML::Value << mysql.database;
+  out << YAML::Key << "connect_timeout" << YAML::Value << format_duration(mysql.connect_timeout);
+  out << YAML::Key << "read_timeout" << YAML::Value << format_duration(mysql.read_timeout);
+  out << YAML::EndMap;
+}
+
+}  // namespace outbox
