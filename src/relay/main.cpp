@@ -1,20 +1,18 @@
 // outbox-relay: moves committed outbox_event rows from MySQL to Kafka
 // (claim -> publish -> mark). Flags -> config -> run -> exit code.
-#include <librdkafka/rdkafka.h>
-#include <mysql_driver.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <iostream>
 #include <string>
 
-#include "build_info.hpp"
 #include "config/config_diagnostics.hpp"
 #include "failpoint.hpp"
 #include "logging.hpp"
 #include "relay_app.hpp"
 #include "relay_config.hpp"
 #include "signal_watcher.hpp"
+#include "version.hpp"
 
 namespace {
 
@@ -24,20 +22,13 @@ constexpr const char* kUsage =
     "       outbox-relay --print-config FILE print the effective config, secrets as *****\n"
     "       outbox-relay --version\n";
 
-void print_version() {
-  sql::mysql::MySQL_Driver* driver = sql::mysql::get_mysql_driver_instance();
-  std::cout << "outbox-relay " << outbox::kVersion << " (librdkafka " << rd_kafka_version_str()
-            << ", MySQL Connector/C++ " << driver->getMajorVersion() << "."
-            << driver->getMinorVersion() << "." << driver->getPatchVersion() << ")\n";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   outbox::block_shutdown_signals();
   const std::string mode = argc >= 2 ? argv[1] : "";
   if (mode == "--version" && argc == 2) {
-    print_version();
+    std::cout << outbox::version_line("outbox-relay") << "\n";
     return 0;
   }
   if (argc != 3 || (mode != "--config" && mode != "--check-config" && mode != "--print-config")) {

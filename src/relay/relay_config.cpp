@@ -68,16 +68,6 @@ RelaySettings read_relay(YamlSection section) {
   return relay;
 }
 
-LogSettings read_log(YamlSection section) {
-  LogSettings log;
-  log.level = section.choice("level", log.level, {"trace", "debug", "info", "warn", "error"});
-  log.format = section.choice("format", "text", {"text", "json"}) == "json" ? LogFormat::kJson
-                                                                            : LogFormat::kText;
-  log.stats_interval = section.duration("stats_interval", log.stats_interval, Micros(0), hours(1));
-  section.reject_unknown_keys();
-  return log;
-}
-
 }  // namespace
 
 std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
@@ -92,7 +82,7 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   config.kafka = read_kafka(kafka_section);
   YamlSection relay_section = root.section("relay");
   config.relay = read_relay(relay_section);
-  config.log = read_log(root.section("log"));
+  config.log = read_log_section(root.section("log"));
   root.reject_unknown_keys();
 
   validate_producer_properties(config.kafka, diagnostics);
@@ -127,12 +117,9 @@ std::string print_relay_config(const RelayConfig& config) {
     out << YAML::Key << entry.key << YAML::Value << entry.value;
   }
   out << YAML::EndMap;
-  out << YAML::Key << "properties" << YAML::Value << YAML::BeginMap;
-  for (const ProducerProperty& property : producer_properties(config.kafka)) {
-    out << YAML::Key << property.name << YAML::Value
-        << (is_secret_kafka_property(property.name) ? "*****" : property.value);
-  }
-  out << YAML::EndMap << YAML::EndMap;
+  out << YAML::Key << "properties" << YAML::Value;
+  emit_kafka_properties(producer_properties(config.kafka), out);
+  out << YAML::EndMap;
 
   const RelaySettings& relay = config.relay;
   out << YAML::Key << "relay" << YAML::Value << YAML::BeginMap;
@@ -147,12 +134,9 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "backoff_max" << YAML::Value << duration(relay.backoff_max);
   out << YAML::EndMap;
 
-  out << YAML::Key << "log" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "level" << YAML::Value << config.log.level;
-  out << YAML::Key << "format" << YAML::Value
-      << (config.log.format == LogFormat::kJson ? "json" : "text");
-  out << YAML::Key << "stats_interval" << YAML::Value << duration(config.log.stats_interval);
-  out << YAML::EndMap << YAML::EndMap;
+  out << YAML::Key << "log" << YAML::Value;
+  emit_log_section(config.log, out);
+  out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
 

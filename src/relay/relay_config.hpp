@@ -7,8 +7,8 @@
 #include "config/config_diagnostics.hpp"
 #include "config/duration.hpp"
 #include "config/env_substitution.hpp"
+#include "config/log_section.hpp"
 #include "config/yaml_section.hpp"
-#include "logging.hpp"
 #include "mysql/mysql_endpoint.hpp"
 
 namespace outbox {
@@ -32,13 +32,6 @@ struct RelaySettings {
   Micros reclaim_interval = std::chrono::seconds(1);
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
-};
-
-// log.*
-struct LogSettings {
-  std::string level = "info";
-  LogFormat format = LogFormat::kText;
-  Micros stats_interval = std::chrono::seconds(30);  // 0: no periodic progress line
 };
 
 struct RelayConfig {
