@@ -213,6 +213,33 @@ std::vector<ScalarAt> YamlSection::string_map(const std::string& key) {
   return out;
 }
 
+std::vector<ScalarAt> YamlSection::string_list(const std::string& key) {
+  known_.insert(key);
+  std::vector<ScalarAt> out;
+  const YAML::Node value = child(key);
+  if (!value.IsDefined() || value.IsNull()) return out;
+  if (!value.IsSequence()) {
+    problem(key, std::string("must be a list, got ") + kind_of(value));
+    return out;
+  }
+  for (size_t index = 0; index < value.size(); ++index) {
+    const YAML::Node entry = value[index];
+    const int line = line_of_node(entry, line_);
+    const std::string path = path_of(key) + "[" + std::to_string(index) + "]";
+    if (!entry.IsScalar()) {
+      diagnostics_->add(line, path, std::string("must be a string, got ") + kind_of(entry));
+      continue;
+    }
+    Outcome<std::string> substituted = substitute_env(entry.Scalar(), *env_);
+    if (!substituted) {
+      diagnostics_->add(line, path, substituted.error().message);
+      continue;
+    }
+    out.push_back(ScalarAt{std::to_string(index), std::move(substituted).value(), line});
+  }
+  return out;
+}
+
 YamlSection YamlSection::section(const std::string& key) {
   known_.insert(key);
   YAML::Node value = child(key);

@@ -41,6 +41,8 @@ class YamlSection {
                      const std::vector<std::string>& allowed);
   // A mapping of plain strings (e.g. librdkafka properties), in file order.
   std::vector<ScalarAt> string_map(const std::string& key);
+  // A list of plain strings (e.g. topic names), in file order; each entry carries its line.
+  std::vector<ScalarAt> string_list(const std::string& key);
   // A nested section; an absent key yields an empty section.
   YamlSection section(const std::string& key);
 
