@@ -5,8 +5,8 @@ namespace outbox {
 std::optional<std::string> event_id_problem(std::string_view text) {
   if (text.empty()) return "is empty";
   if (text.size() > kMaxEventIdLength) {
-    return "is " + std::to_string(text.size()) + " bytes long, more than " +
-           std::to_string(kMaxEventIdLength);
+    return "is " + std::to_string(text.size()) + " bytes long (at most " +
+           std::to_string(kMaxEventIdLength) + ")";
   }
   for (size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);

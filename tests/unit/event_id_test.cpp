@@ -9,7 +9,7 @@ TEST_CASE("event ids are 1..36 printable ASCII characters", "[event-id]") {
   CHECK_FALSE(event_id_problem("6f1c2d3e-0000-4000-8000-000000000001"));
   CHECK_FALSE(event_id_problem("e"));
   CHECK(event_id_problem("") == "is empty");
-  CHECK(event_id_problem(std::string(37, 'a')) == "is 37 bytes long, more than 36");
+  CHECK(event_id_problem(std::string(37, 'a')) == "is 37 bytes long (at most 36)");
   CHECK(event_id_problem("a b") ==
         "has byte 0x20 at position 2 (only printable ASCII without spaces is allowed)");
   CHECK(event_id_problem("id\n") ==
