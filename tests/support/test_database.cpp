@@ -98,4 +98,16 @@ void TestDatabase::insert_events(int n, const std::string& prefix,
   exec(sql.str());
 }
 
+void TestDatabase::insert_order_accepted_events(int n, const std::string& prefix) const {
+  const size_t width = 36 - prefix.size() - 1;
+  std::ostringstream sql;
+  sql << "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+         "event_version, payload, status, created_at) "
+      << "SELECT CONCAT('" << prefix << "-', LPAD(seq, " << width << ", '0')), 'order', seq, "
+      << "'ORDER_ACCEPTED', 1, JSON_OBJECT('order_id', seq, 'tenant_id', 1, 'version', 1), "
+      << "'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND "
+      << "FROM seq_1_to_" << n;
+  exec(sql.str());
+}
+
 }  // namespace outbox::test

@@ -33,6 +33,9 @@ class TestDatabase {
   // `aggregates` values, created in id order.
   void insert_events(int n, const std::string& prefix, const std::string& aggregate_type = "order",
                      int aggregates = 100) const;
+  // n PENDING ORDER_ACCEPTED events as the writer stores them: ids as insert_events, aggregate
+  // id = order id = 1..n, payload {"order_id": i, "tenant_id": 1, "version": 1}.
+  void insert_order_accepted_events(int n, const std::string& prefix) const;
 
  private:
   std::vector<std::string> client_args() const;

@@ -31,6 +31,9 @@ std::string test_broker_binary() {
 std::string loadgen_binary() {
   return OUTBOX_LOADGEN_BIN;
 }
+std::string planner_binary() {
+  return OUTBOX_PLANNER_BIN;
+}
 std::string source_dir() {
   return OUTBOX_SOURCE_DIR;
 }

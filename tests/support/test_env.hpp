@@ -10,6 +10,7 @@ namespace outbox::test {
 std::string relay_binary();
 std::string test_broker_binary();
 std::string loadgen_binary();
+std::string planner_binary();
 std::string source_dir();
 
 // The MariaDB server the test command started (scripts/local-mariadb.sh writes these
