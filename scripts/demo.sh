@@ -47,13 +47,15 @@ for _ in $(seq 1 100); do grep -q bootstrap= "$work/broker.log" && break; sleep 
 bootstrap=$(sed -n 's/^bootstrap=//p' "$work/broker.log")
 echo "==> test broker (librdkafka mock cluster, 3 brokers) at $bootstrap"
 
+# Both programs read the server's address and credentials from the environment (\${VAR}).
+mysql_section='mysql:
+  host: ${OUTBOX_MYSQL_HOST}
+  port: ${OUTBOX_MYSQL_PORT}
+  user: ${OUTBOX_MYSQL_USER}
+  password: ${OUTBOX_MYSQL_PASSWORD}
+  database: demo'
 cat >"$work/relay.yaml" <<YAML
-mysql:
-  host: \${OUTBOX_MYSQL_HOST}
-  port: \${OUTBOX_MYSQL_PORT}
-  user: \${OUTBOX_MYSQL_USER}
-  password: \${OUTBOX_MYSQL_PASSWORD}
-  database: demo
+$mysql_section
 kafka:
   bootstrap_servers: $bootstrap
 relay:
@@ -64,12 +66,7 @@ YAML
 "$bin/relay/outbox-relay" --check-config "$work/relay.yaml"
 
 cat >"$work/planner.yaml" <<YAML
-mysql:
-  host: \${OUTBOX_MYSQL_HOST}
-  port: \${OUTBOX_MYSQL_PORT}
-  user: \${OUTBOX_MYSQL_USER}
-  password: \${OUTBOX_MYSQL_PASSWORD}
-  database: demo
+$mysql_section
 kafka:
   bootstrap_servers: $bootstrap
   topics: [outbox.order]

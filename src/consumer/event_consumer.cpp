@@ -24,6 +24,22 @@ using std::chrono::steady_clock;
 
 constexpr milliseconds kPollInterval{100};
 
+// Takes (`add`) or gives up `partitions` as the group's protocol wants: incrementally under
+// the cooperative protocol, the whole assignment under the eager one.
+void change_assignment(rd_kafka_t* handle, rd_kafka_topic_partition_list_t* partitions, bool add) {
+  if (std::string_view(rd_kafka_rebalance_protocol(handle)) != "COOPERATIVE") {
+    rd_kafka_assign(handle, add ? partitions : nullptr);
+    return;
+  }
+  rd_kafka_error_t* failure = add ? rd_kafka_incremental_assign(handle, partitions)
+                                  : rd_kafka_incremental_unassign(handle, partitions);
+  if (failure != nullptr) {
+    spdlog::error("{} partitions: {}", add ? "assigning" : "unassigning",
+                  rd_kafka_error_string(failure));
+    rd_kafka_error_destroy(failure);
+  }
+}
+
 std::string event_name(const ReceivedEvent& event) {
   return (event.event_id.empty() ? std::string("message") : "event " + event.event_id) + " at " +
          event.position();
@@ -298,17 +314,9 @@ void EventConsumer::report_progress(bool force) {
 void EventConsumer::on_rebalance(rd_kafka_t* handle, rd_kafka_resp_err_t error,
                                  rd_kafka_topic_partition_list_t* partitions, void* opaque) {
   auto* self = static_cast<EventConsumer*>(opaque);
-  const bool cooperative = std::string_view(rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE";
   if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     spdlog::info("assigned {} partitions: {}", partitions->cnt, describe_partitions(partitions));
-    if (cooperative) {
-      if (rd_kafka_error_t* failure = rd_kafka_incremental_assign(handle, partitions)) {
-        spdlog::error("incremental assign: {}", rd_kafka_error_string(failure));
-        rd_kafka_error_destroy(failure);
-      }
-    } else {
-      rd_kafka_assign(handle, partitions);
-    }
+    change_assignment(handle, partitions, true);
     return;
   }
   // Revoked (or the assignment was lost): acknowledged offsets are committed now, so the next
@@ -322,14 +330,7 @@ void EventConsumer::on_rebalance(rd_kafka_t* handle, rd_kafka_resp_err_t error,
     self->holds_.forget(partition);
     self->positions_->forget(partition);
   }
-  if (cooperative) {
-    if (rd_kafka_error_t* failure = rd_kafka_incremental_unassign(handle, partitions)) {
-      spdlog::error("incremental unassign: {}", rd_kafka_error_string(failure));
-      rd_kafka_error_destroy(failure);
-    }
-  } else {
-    rd_kafka_assign(handle, nullptr);
-  }
+  change_assignment(handle, partitions, false);
 }
 
 void EventConsumer::on_offset_commit(rd_kafka_t* /*handle*/, rd_kafka_resp_err_t error,

@@ -10,6 +10,7 @@
 #include "notification_job_handler.hpp"
 #include "poll.hpp"
 #include "test_database.hpp"
+#include "test_session.hpp"
 
 using outbox::MysqlSession;
 using outbox::consumer::apply_once;
@@ -18,19 +19,14 @@ using outbox::consumer::ApplyVerdict;
 using outbox::consumer::EffectResult;
 using outbox::consumer::EventHandler;
 using outbox::consumer::ReceivedEvent;
+using outbox::test::connection_id;
 using outbox::test::eventually;
+using outbox::test::open_session;
 using outbox::test::TestDatabase;
 
 namespace {
 
 constexpr const char* kPlanner = "notification-planner";
-
-std::unique_ptr<MysqlSession> open_session(const TestDatabase& db) {
-  outbox::init_mysql_driver();
-  auto session = MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
-  if (!session) FAIL(session.error().message);
-  return std::move(session).value();
-}
 
 ReceivedEvent order_accepted(int n, const std::string& payload = "") {
   ReceivedEvent event;
@@ -55,15 +51,6 @@ EventHandler counted_planner(int& calls) {
 
 std::string consumed(const TestDatabase& db, const ReceivedEvent& event) {
   return db.scalar("SELECT COUNT(*) FROM consumed_event WHERE event_id = '" + event.event_id + "'");
-}
-
-std::string connection_id(MysqlSession& session) {
-  const std::unique_ptr<sql::ResultSet> rows(
-      session.prepare("SELECT CONNECTION_ID()").executeQuery());
-  rows->next();
-  const std::string id = rows->getString(1);
-  session.rollback_quietly();
-  return id;
 }
 
 }  // namespace
@@ -204,18 +191,9 @@ TEST_CASE("KILL CONNECTION at the consumer's commit: outcome unknown; the retry 
       const outbox::MysqlThreadScope thread_mysql;
       return apply_once(*session, kPlanner, event, counted_planner(calls));
     });
-    std::string waiting;
-    // PROCESSLIST, not INNODB_TRX: MariaDB refreshes INNODB_TRX only when unread for 100 ms.
-    REQUIRE(eventually([&] {
-      const auto rows =
-          db.query("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" + db.name() +
-                   "' AND ID <> CONNECTION_ID() AND COMMAND = 'Sleep' AND "
-                   "TIME_MS >= 300");
-      if (rows.size() != 1) return false;
-      waiting = rows[0][0];
-      return true;
-    }));
-    db.exec("KILL CONNECTION " + waiting);
+    std::optional<std::string> waiting;
+    REQUIRE(eventually([&] { return (waiting = outbox::test::idle_session(db)).has_value(); }));
+    db.exec("KILL CONNECTION " + *waiting);
     outcome = pending.get();
     REQUIRE(outbox::failpoints::configure("", true));
   }

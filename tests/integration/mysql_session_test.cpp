@@ -6,25 +6,14 @@
 
 #include "mysql/mysql_session.hpp"
 #include "test_database.hpp"
+#include "test_session.hpp"
 
 using outbox::MysqlSession;
+using outbox::test::connection_id;
+using outbox::test::open_session;
 using outbox::test::TestDatabase;
 
 namespace {
-
-std::unique_ptr<MysqlSession> open_session(const TestDatabase& db) {
-  outbox::init_mysql_driver();
-  auto session = MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
-  if (!session) FAIL(session.error().message);
-  return std::move(session).value();
-}
-
-std::string connection_id(MysqlSession& session) {
-  const std::unique_ptr<sql::ResultSet> rows(
-      session.prepare("SELECT CONNECTION_ID()").executeQuery());
-  rows->next();
-  return rows->getString(1);
-}
 
 void insert_event(MysqlSession& session, const std::string& id) {
   session.execute(

@@ -25,8 +25,8 @@ using outbox::test::TestDatabase;
 
 namespace {
 
-const std::string kTopic = "outbox.order";
-const std::string kDeadLetters = "outbox.order.dead-letter";
+const std::string& kTopic = outbox::test::kOrderTopic;
+const std::string& kDeadLetters = outbox::test::kOrderDeadLetterTopic;
 
 std::string order_payload(int order_id, int version = 1) {
   return "{\"order_id\": " + std::to_string(order_id) +

@@ -20,7 +20,7 @@ using outbox::test::TestDatabase;
 
 namespace {
 
-const std::string kTopic = "outbox.order";
+const std::string& kTopic = outbox::test::kOrderTopic;
 const std::string kGroup = "notification-planner";
 const std::map<std::string, std::string> kFailpointGuard{
     {"OUTBOX_FAILPOINTS_I_UNDERSTAND", "this-process-will-fail-on-purpose"}};
@@ -52,7 +52,7 @@ TEST_CASE(
     "processed",
     "[planner][faults]") {
   TestDatabase db;
-  TestBroker broker(1, 2, {kTopic, "outbox.order.dead-letter"});
+  TestBroker broker(1, 2, {kTopic, outbox::test::kOrderDeadLetterTopic});
   std::vector<std::string> ids;
   for (int n = 1; n <= 5; ++n)
     ids.push_back(produce_order(broker, "fail", n, 0));
@@ -100,7 +100,7 @@ TEST_CASE(
     "already consumed",
     "[planner][faults]") {
   TestDatabase db;
-  TestBroker broker(1, 1, {kTopic, "outbox.order.dead-letter"});
+  TestBroker broker(1, 1, {kTopic, outbox::test::kOrderDeadLetterTopic});
   const std::string id = produce_order(broker, "crash", 1, 0);
   {
     PlannerProcess doomed(db, broker.bootstrap(), PlannerTestConfig{},
@@ -131,7 +131,7 @@ TEST_CASE("a COMMIT whose answer is lost: not acknowledged; the retry finds it a
   TestDatabase db;
   const outbox::MysqlEndpoint direct = db.endpoint();
   outbox::test::TcpProxy proxy(direct.host, direct.port);
-  TestBroker broker(1, 1, {kTopic, "outbox.order.dead-letter"});
+  TestBroker broker(1, 1, {kTopic, outbox::test::kOrderDeadLetterTopic});
   const std::string id = produce_order(broker, "lost", 1, 0);
   PlannerTestConfig settings;
   settings.mysql_port = proxy.port();

@@ -15,6 +15,7 @@
 #include "poll.hpp"
 #include "tcp_proxy.hpp"
 #include "test_database.hpp"
+#include "test_session.hpp"
 
 using outbox::test::eventually;
 using outbox::test::TestDatabase;
@@ -77,30 +78,22 @@ std::future<SubmitResult> submit_async(OrderWriter& writer, const OrderSubmissio
   });
 }
 
-// The server thread id of the writer's connection once it waits at the commit: idle for a
-// while (in the writer.before_commit sleep) with both rows (orders + outbox_event) written and
-// uncommitted. Fails at once, with the writer's answer, if submit() returned early.
-//
-// Polls PROCESSLIST, not INNODB_TRX: MariaDB refreshes INNODB_TRX only when nobody read it in
-// the last 100 ms, so polling it keeps it stale.
+// The server thread id of the writer's connection once it waits at the commit (idle in the
+// writer.before_commit sleep) with both rows written and uncommitted. Fails at once, with the
+// writer's answer, if submit() returned early.
 std::string connection_waiting_at_commit(const TestDatabase& db,
                                          std::future<SubmitResult>& pending) {
-  std::string id;
+  std::optional<std::string> id;
   REQUIRE(eventually([&] {
     if (pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
       FAIL("submit returned before the commit: " << describe(pending.get()));
     }
-    const auto rows =
-        db.query("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" + db.name() +
-                 "' AND ID <> CONNECTION_ID() AND COMMAND = 'Sleep' AND TIME_MS >= 300");
-    if (rows.size() != 1) return false;
-    id = rows[0][0];
-    return true;
+    return (id = outbox::test::idle_session(db)).has_value();
   }));
   CHECK(db.scalar("SELECT trx_rows_modified FROM information_schema.INNODB_TRX WHERE "
                   "trx_mysql_thread_id = " +
-                  id) == "2");
-  return id;
+                  *id) == "2");
+  return *id;
 }
 
 }  // namespace
@@ -288,10 +281,8 @@ TEST_CASE(
 TEST_CASE("append_event joins the caller's transaction: visible only after its commit",
           "[writer][append]") {
   TestDatabase db;
-  outbox::init_mysql_driver();
-  auto opened = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
-  REQUIRE(opened);
-  outbox::MysqlSession& session = *opened.value();
+  const auto opened = outbox::test::open_session(db);
+  outbox::MysqlSession& session = *opened;
   const outbox::writer::OutboxEventRecord event{outbox::test::event_id("append", 1),
                                                 "invoice",
                                                 "inv-9",

@@ -9,15 +9,7 @@ namespace outbox::test {
 
 std::string planner_config_yaml(const TestDatabase& db, const std::string& bootstrap,
                                 const PlannerTestConfig& settings) {
-  const MysqlEndpoint endpoint = db.endpoint();
-  const int port = settings.mysql_port != 0 ? settings.mysql_port : endpoint.port;
-  std::string yaml;
-  yaml += "mysql:\n";
-  yaml += "  host: " + endpoint.host + "\n";
-  yaml += "  port: " + std::to_string(port) + "\n";
-  yaml += "  user: " + endpoint.user + "\n";
-  yaml += "  password: ${OUTBOX_MYSQL_PASSWORD}\n";
-  yaml += "  database: " + endpoint.database + "\n";
+  std::string yaml = mysql_section_yaml(db, settings.mysql_port);
   yaml += "kafka:\n";
   yaml += "  bootstrap_servers: " + bootstrap + "\n";
   yaml += "  topics: [" + settings.topic + "]\n";

@@ -10,12 +10,16 @@
 
 namespace outbox::test {
 
+// Where the relay publishes order events by default, and the planner's dead letters in tests.
+inline const std::string kOrderTopic = "outbox.order";
+inline const std::string kOrderDeadLetterTopic = "outbox.order.dead-letter";
+
 // Settings of a notification-planner config file written for a test.
 struct PlannerTestConfig {
   std::string name;      // consumer.name; empty: the default (notification-planner)
   std::string group_id;  // empty: the consumer name
-  std::string topic = "outbox.order";
-  std::string dead_letter_topic = "outbox.order.dead-letter";
+  std::string topic = kOrderTopic;
+  std::string dead_letter_topic = kOrderDeadLetterTopic;
   std::string backoff_initial = "50ms";
   std::string backoff_max = "400ms";
   int mysql_port = 0;  // 0: the test server's; else e.g. a TcpProxy in front of it

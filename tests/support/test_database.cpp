@@ -77,6 +77,15 @@ long long TestDatabase::count(const std::string& where_sql) const {
   return std::stoll(scalar("SELECT COUNT(*) FROM outbox_event WHERE " + where_sql));
 }
 
+std::string mysql_section_yaml(const TestDatabase& db, int port) {
+  const MysqlEndpoint endpoint = db.endpoint();
+  return "mysql:\n"
+         "  host: " +
+         endpoint.host + "\n  port: " + std::to_string(port != 0 ? port : endpoint.port) +
+         "\n  user: " + endpoint.user +
+         "\n  password: ${OUTBOX_MYSQL_PASSWORD}\n  database: " + endpoint.database + "\n";
+}
+
 std::string event_id(const std::string& prefix, int i) {
   std::string number = std::to_string(i);
   const size_t width = 36 - prefix.size() - 1;

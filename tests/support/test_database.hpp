@@ -42,6 +42,10 @@ class TestDatabase {
   std::string name_;
 };
 
+// The `mysql:` section of a config file for a program under test that connects to `db` (the
+// password from ${OUTBOX_MYSQL_PASSWORD}); `port` 0 is the server's own, else e.g. a proxy's.
+std::string mysql_section_yaml(const TestDatabase& db, int port = 0);
+
 // Event id for index i (1-based) of insert_events(prefix): "<prefix>-" padded to 36 chars.
 std::string event_id(const std::string& prefix, int i);
 
