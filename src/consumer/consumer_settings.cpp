@@ -129,6 +129,9 @@ std::vector<KafkaProperty> dead_letter_producer_properties(const ConsumerSetting
       {"client.id", settings.consumer.name + "-dead-letter", "default"},
       // One message at a time, each awaited: nothing to batch, so no lingering.
       {"linger.ms", "0", "default"},
+      // The consumer waits for each dead letter's report without polling its group: the wait
+      // must stay far below max.poll.interval.ms (librdkafka's default for both is 5 minutes).
+      {"message.timeout.ms", "30000", "default"},
   };
   for (const ScalarAt& property : settings.kafka.properties) {
     out.push_back({property.key, property.value, "kafka.properties"});

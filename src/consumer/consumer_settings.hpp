@@ -53,7 +53,8 @@ ConsumerSettings read_consumer_settings(YamlSection kafka_section, YamlSection c
 // enable.auto.offset.store = false).
 std::vector<KafkaProperty> consumer_properties(const ConsumerSettings& settings);
 
-// The dead-letter producer's: kafka.properties, then enable.idempotence = true, acks = all.
+// The dead-letter producer's: defaults (client.id = name + "-dead-letter", linger.ms = 0,
+// message.timeout.ms = 30000), kafka.properties, then enable.idempotence = true, acks = all.
 std::vector<KafkaProperty> dead_letter_producer_properties(const ConsumerSettings& settings);
 
 // `kafka:` and `consumer:` as YAML mapping entries, secrets as *****.
