@@ -55,7 +55,7 @@ std::string consumed(const TestDatabase& db, const ReceivedEvent& event) {
 
 }  // namespace
 
-TEST_CASE("apply_once commits the dedupe row with the effect; a redelivery is already consumed",
+TEST_CASE("apply_once commits the dedupe row with the effect, a redelivery is already consumed",
           "[apply-once]") {
   TestDatabase db;
   auto session = open_session(db);
@@ -178,7 +178,7 @@ TEST_CASE("handler verdicts: a throw or a rejection commits nothing", "[apply-on
   CHECK(db.scalar("SELECT COUNT(*) FROM notification_job") == "0");
 }
 
-TEST_CASE("KILL CONNECTION at the consumer's commit: outcome unknown; the retry applies once",
+TEST_CASE("KILL CONNECTION at the consumer's commit: outcome unknown, the retry applies once",
           "[apply-once][unknown]") {
   TestDatabase db;
   auto session = open_session(db);

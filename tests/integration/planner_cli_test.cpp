@@ -44,7 +44,7 @@ TEST_CASE("the planner's example config is valid as shipped", "[planner-cli]") {
   CHECK(result.status == 0);
 }
 
-TEST_CASE("planner --version names the libraries; bad usage exits 64", "[planner-cli]") {
+TEST_CASE("planner --version names the libraries, bad usage exits 64", "[planner-cli]") {
   const auto version = run_command({outbox::test::planner_binary(), "--version"});
   CHECK(version.status == 0);
   CHECK(version.out.rfind("notification-planner 0.", 0) == 0);

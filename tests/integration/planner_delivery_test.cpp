@@ -127,7 +127,7 @@ TEST_CASE("two planners in one group share 10k events: 10k notification jobs", "
             << static_cast<int>(kEvents / seconds) << " events/s)\n";
 }
 
-TEST_CASE("dead letters: no or bad event_id, unreadable payload; the partition flows on",
+TEST_CASE("dead letters: no or bad event_id, unreadable payload, the partition flows on",
           "[planner][dead-letter]") {
   TestDatabase db;
   TestBroker broker(1, 1, {kTopic, kDeadLetters});

@@ -48,7 +48,7 @@ std::map<std::string, std::string> failpoint(const std::string& spec) {
 }  // namespace
 
 TEST_CASE(
-    "a failing handler leaves the offset uncommitted; after a restart the message is "
+    "a failing handler leaves the offset uncommitted, after a restart the message is "
     "processed",
     "[planner][faults]") {
   TestDatabase db;
@@ -126,7 +126,7 @@ TEST_CASE(
   CHECK(db.scalar("SELECT COUNT(*) FROM notification_job") == "1");
 }
 
-TEST_CASE("a COMMIT whose answer is lost: not acknowledged; the retry finds it already consumed",
+TEST_CASE("a COMMIT whose answer is lost: not acknowledged, the retry finds it already consumed",
           "[planner][faults][unknown]") {
   TestDatabase db;
   const outbox::MysqlEndpoint direct = db.endpoint();

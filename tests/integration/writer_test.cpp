@@ -98,7 +98,7 @@ std::string connection_waiting_at_commit(const TestDatabase& db,
 
 }  // namespace
 
-TEST_CASE("submit commits the order and its PENDING event together; reconcile finds them",
+TEST_CASE("submit commits the order and its PENDING event together, reconcile finds them",
           "[writer]") {
   TestDatabase db;
   OrderWriter writer = writer_for(db);
@@ -211,7 +211,7 @@ TEST_CASE("a duplicate on another unique key is rolled back, never already accep
 }
 
 TEST_CASE(
-    "KILL CONNECTION at the commit: outcome unknown; reconcile finds nothing; the same ids "
+    "KILL CONNECTION at the commit: outcome unknown, reconcile finds nothing, the same ids "
     "commit once",
     "[writer][unknown]") {
   TestDatabase db;
@@ -242,7 +242,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the commit's answer lost on the wire: outcome unknown; reconcile finds the committed "
+    "the commit's answer lost on the wire: outcome unknown, reconcile finds the committed "
     "order, nothing is replayed",
     "[writer][unknown]") {
   TestDatabase db;
