@@ -79,7 +79,7 @@ TEST_CASE("claims skip rows another session holds locked", "[claim-store]") {
                                                           event_id("skip", 8)});
 }
 
-TEST_CASE("an expired lease is reclaimed; the old owner can then mark nothing", "[claim-store]") {
+TEST_CASE("an expired lease is reclaimed and the old owner can then mark nothing", "[claim-store]") {
   TestDatabase db;
   db.insert_events(3, "lease");
   MysqlClaimStore old_owner = open_store(db);

@@ -37,7 +37,7 @@ RelayTestConfig fast_failing(const std::string& instance) {
 
 }  // namespace
 
-TEST_CASE("broker down: nothing is marked; broker back: everything is published", "[faults]") {
+TEST_CASE("broker down means nothing is marked, broker back means everything is published", "[faults]") {
   TestDatabase db;
   TestBroker broker(3, 8, {"outbox.order"});
   RelayProcess relay(db, broker.bootstrap(), fast_failing("down-test"));

@@ -192,7 +192,7 @@ TEST_CASE("the lease must outlast the producer's delivery timeout", "[config]") 
         "pending and another relay publishes the event again\n");
 }
 
-TEST_CASE("password and password_file are exclusive; the file's newline is dropped", "[config]") {
+TEST_CASE("password and password_file are exclusive and the file newline is dropped", "[config]") {
   outbox::test::TempDir dir;
   const std::string secret = dir.write("password", "s3cret\n");
   const Loaded from_file =

@@ -164,7 +164,7 @@ struct Harness {
 
 }  // namespace
 
-TEST_CASE("only confirmed deliveries are marked; the rest is released", "[worker]") {
+TEST_CASE("only confirmed deliveries are marked and the rest is released", "[worker]") {
   Harness h(25);
   h.publisher.status_of["e3"] = DeliveryStatus::kMaybeDelivered;
   h.publisher.status_of["e7"] = DeliveryStatus::kNotDelivered;
