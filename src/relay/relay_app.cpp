@@ -86,9 +86,10 @@ int run_relay(const RelayConfig& config) {
   const std::string instance_id =
       config.relay.instance_id.empty() ? default_instance_id() : config.relay.instance_id;
   spdlog::info(
-      "outbox-relay starting: instance {}, {} workers, batch {}, lease {}, poll {}, mysql {}, "
-      "kafka {}",
+      "outbox-relay starting: instance {}, {} workers, batch {}, ordering {}, lease {}, poll {}, "
+      "mysql {}, kafka {}",
       instance_id, config.relay.workers, config.relay.batch_size,
+      config.relay.ordering == Ordering::kNone ? "none" : "per_aggregate",
       format_duration(config.relay.lease), format_duration(config.relay.poll_interval),
       config.mysql.describe(), config.kafka.bootstrap_servers);
   init_mysql_driver();
@@ -132,8 +133,14 @@ int run_relay(const RelayConfig& config) {
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, SessionSettings{});
     if (!session) return session.error();
-    return std::unique_ptr<ClaimStore>(std::make_unique<MysqlClaimStore>(
-        std::move(session).value(), config.relay.reclaim_interval));
+    ClaimPolicy policy;
+    policy.ordering = config.relay.ordering;
+    policy.due_scan_interval = config.relay.reclaim_interval;
+    policy.max_attempts = config.relay.max_attempts;
+    policy.retry_backoff_initial = config.relay.retry_backoff_initial;
+    policy.retry_backoff_max = config.relay.retry_backoff_max;
+    return std::unique_ptr<ClaimStore>(
+        std::make_unique<MysqlClaimStore>(std::move(session).value(), policy));
   };
   std::vector<std::jthread> workers;
   for (int index = 0; index < config.relay.workers; ++index) {
@@ -145,6 +152,7 @@ int run_relay(const RelayConfig& config) {
     settings.poll_interval = config.relay.poll_interval;
     settings.backoff_initial = config.relay.backoff_initial;
     settings.backoff_max = config.relay.backoff_max;
+    settings.max_attempts = config.relay.max_attempts;
     workers.emplace_back([&, settings] {
       const MysqlThreadScope thread_mysql;
       Worker worker(settings, open_store, *publisher.value(), stats, drain);

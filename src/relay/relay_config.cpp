@@ -64,6 +64,19 @@ RelaySettings read_relay(YamlSection section) {
     section.problem("backoff_max", "must not be shorter than relay.backoff_initial (" +
                                        format_duration(relay.backoff_initial) + ")");
   }
+  relay.ordering = section.choice("ordering", "per_aggregate", {"per_aggregate", "none"}) == "none"
+                       ? Ordering::kNone
+                       : Ordering::kPerAggregate;
+  relay.max_attempts =
+      static_cast<int>(section.integer("max_attempts", relay.max_attempts, 1, 1000));
+  relay.retry_backoff_initial = section.duration(
+      "retry_backoff_initial", relay.retry_backoff_initial, milliseconds(1), hours(1));
+  relay.retry_backoff_max =
+      section.duration("retry_backoff_max", relay.retry_backoff_max, milliseconds(1), hours(24));
+  if (relay.retry_backoff_max < relay.retry_backoff_initial) {
+    section.problem("retry_backoff_max", "must not be shorter than relay.retry_backoff_initial (" +
+                                             format_duration(relay.retry_backoff_initial) + ")");
+  }
   section.reject_unknown_keys();
   return relay;
 }
@@ -145,6 +158,12 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "reclaim_interval" << YAML::Value << duration(relay.reclaim_interval);
   out << YAML::Key << "backoff_initial" << YAML::Value << duration(relay.backoff_initial);
   out << YAML::Key << "backoff_max" << YAML::Value << duration(relay.backoff_max);
+  out << YAML::Key << "ordering" << YAML::Value
+      << (relay.ordering == Ordering::kNone ? "none" : "per_aggregate");
+  out << YAML::Key << "max_attempts" << YAML::Value << relay.max_attempts;
+  out << YAML::Key << "retry_backoff_initial" << YAML::Value
+      << duration(relay.retry_backoff_initial);
+  out << YAML::Key << "retry_backoff_max" << YAML::Value << duration(relay.retry_backoff_max);
   out << YAML::EndMap;
 
   out << YAML::Key << "log" << YAML::Value << YAML::BeginMap;

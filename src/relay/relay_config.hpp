@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "claim_sql.hpp"
 #include "config/config_diagnostics.hpp"
 #include "config/duration.hpp"
 #include "config/env_substitution.hpp"
@@ -32,6 +33,10 @@ struct RelaySettings {
   Micros reclaim_interval = std::chrono::seconds(1);
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
+  Ordering ordering = Ordering::kPerAggregate;
+  int max_attempts = 10;
+  Micros retry_backoff_initial = std::chrono::seconds(1);
+  Micros retry_backoff_max = std::chrono::minutes(5);
 };
 
 // log.*

@@ -2,10 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <librdkafka/rdkafka.h>
+
 #include <algorithm>
+#include <map>
 #include <thread>
 
 #include "failpoint.hpp"
+#include "failure_policy.hpp"
 #include "interruptible_sleep.hpp"
 
 namespace outbox {
@@ -99,7 +103,15 @@ void Worker::run(const std::stop_token& stop) {
     }
     backoff_.reset();
     ClaimedBatch& batch = claimed.value();
+    if (!batch.parked.empty()) {
+      stats_.events_parked += batch.parked.size();
+      spdlog::debug("worker {}: claim {} parked {} events behind older ones of their aggregate",
+                    settings_.index, token.value(), batch.parked.size());
+      wake_successors(batch.parked, claim_started + settings_.lease);
+    }
     if (batch.events.empty()) {
+      // Rows parked as BLOCKED were not claimable, but rows behind them may be: look again.
+      if (!batch.parked.empty()) continue;
       if (!in_flight_.empty()) {
         settle_oldest();
         continue;
@@ -112,6 +124,10 @@ void Worker::run(const std::stop_token& stop) {
       spdlog::info("worker {}: claim {} took over {} expired leases: {}", settings_.index,
                    token.value(), batch.reclaimed.size(), some_ids(batch.reclaimed));
     }
+    if (batch.retried > 0) {
+      spdlog::info("worker {}: claim {} retries {} events whose backoff ended", settings_.index,
+                   token.value(), batch.retried);
+    }
     const size_t count = batch.events.size();
     ++stats_.claims;
     stats_.events_claimed += count;
@@ -122,7 +138,7 @@ void Worker::run(const std::stop_token& stop) {
         InFlightBatch{std::move(batch), std::move(deliveries), claim_started + settings_.lease});
     // A short batch means the backlog is drained: settle now for latency instead of
     // pipelining another (most likely empty) claim.
-    if (count < settings_.batch_size) {
+    if (count + batch.parked.size() < settings_.batch_size) {
       while (!in_flight_.empty())
         settle_oldest();
     }
@@ -140,20 +156,53 @@ void Worker::settle_oldest() {
                  batch.claim.token.value());
   }
   std::vector<std::string> delivered;
-  std::vector<std::string> failed;
+  std::vector<std::string> given_up;  // the relay's own decision: back to PENDING
+  std::vector<std::string> failed;    // every id that was not delivered, for the summary
+  // One statement per distinct (permanent, error): a batch usually fails for one reason.
+  std::map<std::pair<bool, std::string>, std::vector<std::string>> failures;
   delivered.reserve(events.size());
   const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
   for (size_t i = 0; i < events.size(); ++i) {
+    const OutboxEvent& event = events[i];
     const DeliveryOutcome& outcome = outcomes[i];
     if (outcome.status == DeliveryStatus::kDelivered) {
-      delivered.push_back(events[i].event_id);
-      spdlog::debug("event {} delivered to {}[{}]@{}", events[i].event_id, outcome.topic,
+      delivered.push_back(event.event_id);
+      spdlog::debug("event {} delivered to {}[{}]@{}", event.event_id, outcome.topic,
                     outcome.partition, outcome.offset);
-    } else {
-      failed.push_back(events[i].event_id);
-      spdlog::info("event {} {} (topic {}): {}; releasing it to PENDING", events[i].event_id,
-                   describe(outcome.status), outcome.topic, outcome.error);
+      continue;
     }
+    failed.push_back(event.event_id);
+    stats_.count_failure(rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(outcome.error_code)));
+    const FailureDisposition disposition = classify_failure(outcome.error_code);
+    const int attempt = event.attempts + 1;
+    switch (disposition) {
+      case FailureDisposition::kNotAttempted:
+        given_up.push_back(event.event_id);
+        spdlog::info("event {} {} (topic {}): {}; back to PENDING, no attempt counted",
+                     event.event_id, describe(outcome.status), outcome.topic, outcome.error);
+        continue;
+      case FailureDisposition::kPermanent:
+        spdlog::error("event {} FAILED: {} (topic {}): {}; it stays FAILED until requeued",
+                      event.event_id, describe(outcome.status), outcome.topic, outcome.error);
+        break;
+      case FailureDisposition::kRetry:
+        if (attempt >= settings_.max_attempts) {
+          spdlog::error("event {} FAILED after {} attempts: {} (topic {}): {}", event.event_id,
+                        attempt, describe(outcome.status), outcome.topic, outcome.error);
+        } else {
+          spdlog::info("event {} attempt {} of {}: {} (topic {}): {}; retrying after backoff",
+                       event.event_id, attempt, settings_.max_attempts, describe(outcome.status),
+                       outcome.topic, outcome.error);
+        }
+        break;
+    }
+    const bool permanent = disposition == FailureDisposition::kPermanent;
+    if (permanent || attempt >= settings_.max_attempts) {
+      ++stats_.events_failed;
+    } else {
+      ++stats_.events_retrying;
+    }
+    failures[{permanent, outcome.error}].push_back(event.event_id);
   }
   if (!failed.empty()) {
     stats_.deliveries_failed += failed.size();
@@ -170,7 +219,10 @@ void Worker::settle_oldest() {
     return;
   }
   mark(batch, delivered);
-  release(batch, failed);
+  release(batch, given_up);
+  for (const auto& [reason, ids] : failures) {
+    record_failure(batch, ids, PublishFailure{reason.first, reason.second});
+  }
   stats_.events_in_flight -= static_cast<int64_t>(events.size());
 }
 
@@ -213,6 +265,7 @@ void Worker::mark(const InFlightBatch& batch, const std::vector<std::string>& id
   }
   const std::vector<std::string>& lost = marked.value().lease_lost;
   stats_.events_published += ids.size() - lost.size();
+  wake_successors(ids, until);
   stats_.marks_refused += lost.size();
   for (const std::string& id : lost) {
     spdlog::warn(
@@ -236,6 +289,32 @@ void Worker::release(const InFlightBatch& batch, const std::vector<std::string>&
     return;
   }
   stats_.events_released += released.value().changed;
+}
+
+void Worker::wake_successors(const std::vector<std::string>& ids, steady_clock::time_point until) {
+  Outcome<size_t> woken =
+      retry_until(std::min(until, drain_.get()), "wake blocked events",
+                  [&](ClaimStore& store) { return store.wake_successors(ids); });
+  if (!woken) {
+    // Not lost: every BLOCKED row is rechecked on its own (idx_outbox_due), only later.
+    spdlog::warn("worker {}: {}; the blocked events are woken by their recheck instead",
+                 settings_.index, woken.error().message);
+  }
+}
+
+void Worker::record_failure(const InFlightBatch& batch, const std::vector<std::string>& ids,
+                            const PublishFailure& failure) {
+  const LeaseToken& token = batch.claim.token;
+  const auto until = std::min(batch.lease_ends, drain_.get());
+  Outcome<LeaseUpdateResult> recorded =
+      retry_until(until, "record failure",
+                  [&](ClaimStore& store) { return store.record_failure(token, ids, failure); });
+  if (!recorded) {
+    spdlog::error(
+        "worker {}: claim {}: could not record the failure of {} events ({}); they are claimed "
+        "again when their lease ends: {}",
+        settings_.index, token.value(), ids.size(), recorded.error().message, some_ids(ids));
+  }
 }
 
 }  // namespace outbox

@@ -24,6 +24,8 @@ struct WorkerSettings {
   Micros poll_interval = std::chrono::milliseconds(100);
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
+  // Attempts before a row is parked as FAILED (to say so in the log when it happens).
+  int max_attempts = 10;
   // Batches published but not yet settled. 2 lets the claim of batch k+1 overlap the broker
   // round trip of batch k.
   size_t pipeline_depth = 2;
@@ -73,6 +75,11 @@ class Worker {
       -> decltype(op(std::declval<ClaimStore&>()));
   void mark(const InFlightBatch& batch, const std::vector<std::string>& ids);
   void release(const InFlightBatch& batch, const std::vector<std::string>& ids);
+  void record_failure(const InFlightBatch& batch, const std::vector<std::string>& ids,
+                      const PublishFailure& failure);
+  // After a mark or a parking claim committed (per-aggregate ordering).
+  void wake_successors(const std::vector<std::string>& ids,
+                       std::chrono::steady_clock::time_point until);
 
   WorkerSettings settings_;
   ClaimStoreFactory open_store_;

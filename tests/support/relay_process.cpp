@@ -32,6 +32,7 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
   yaml += "  poll_interval: " + settings.poll_interval + "\n";
   yaml += "  drain_timeout: " + settings.drain_timeout + "\n";
   yaml += "  backoff_max: " + settings.backoff_max + "\n";
+  yaml += settings.extra_relay_settings;
   yaml += "log:\n";
   yaml += "  level: debug\n";
   yaml += "  stats_interval: 1s\n";
@@ -40,9 +41,9 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
 
 RelayProcess::RelayProcess(const TestDatabase& db, const std::string& bootstrap,
                            const RelayTestConfig& settings) {
-  const std::string config = dir_.write("relay.yaml", relay_config_yaml(db, bootstrap, settings));
+  config_file_ = dir_.write("relay.yaml", relay_config_yaml(db, bootstrap, settings));
   process_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{relay_binary(), "--config", config}, dir_.file("relay.log"));
+      std::vector<std::string>{relay_binary(), "--config", config_file_}, dir_.file("relay.log"));
 }
 
 std::map<std::string, int> deliveries_by_event(const std::string& bootstrap,

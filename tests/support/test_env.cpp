@@ -28,6 +28,9 @@ std::string relay_binary() {
 std::string test_broker_binary() {
   return OUTBOX_TEST_BROKER_BIN;
 }
+std::string outboxctl_binary() {
+  return OUTBOX_OUTBOXCTL_BIN;
+}
 std::string source_dir() {
   return OUTBOX_SOURCE_DIR;
 }
