@@ -16,9 +16,14 @@
 -- idx_outbox_lease. RETRY and BLOCKED rows leave idx_outbox_pending's PENDING range, so piles
 -- of backing-off or waiting rows never slow the pending scan: a claim reads O(batch) rows.
 --
--- idx_outbox_aggregate serves the ordering checks: "the oldest event of this aggregate in
--- status S" is the first index entry of (aggregate_type, aggregate_id, S), one entry per
--- probe, never a walk over the aggregate's published history or its queue.
+-- unpublished (generated: 1 until the row is PUBLISHED or SKIPPED) and idx_outbox_aggregate
+-- serve the ordering checks: the first entry of (aggregate_type, aggregate_id, unpublished = 1)
+-- is the aggregate's oldest event still to publish, so "is an older event of this aggregate
+-- unpublished?" and "which event of this aggregate is next?" are each one index entry, never
+-- a walk over the aggregate's history or queue. The key does not change while an event moves
+-- between unpublished statuses (PENDING, PUBLISHING, RETRY, BLOCKED, FAILED), so claims never
+-- rewrite this index; only the final transition does. Writers are unaffected: a generated
+-- column is computed, never inserted.
 --
 -- Upgrade: stop the relays, apply, start the new version (older relays do not set
 -- next_attempt_at on claim).
@@ -26,9 +31,10 @@ ALTER TABLE outbox_event
     ADD COLUMN attempts INT NOT NULL DEFAULT 0,
     ADD COLUMN next_attempt_at TIMESTAMP(6) NULL DEFAULT NULL,
     ADD COLUMN last_error VARCHAR(1024) NULL DEFAULT NULL,
+    ADD COLUMN unpublished TINYINT AS (status NOT IN ('PUBLISHED', 'SKIPPED')) STORED,
     ADD KEY idx_outbox_due (status, next_attempt_at),
-    ADD KEY idx_outbox_aggregate (aggregate_type, aggregate_id, status, event_version, created_at,
-                                  event_id),
+    ADD KEY idx_outbox_aggregate (aggregate_type, aggregate_id, unpublished, event_version,
+                                  created_at, event_id),
     DROP KEY idx_outbox_lease;
 
 UPDATE outbox_event SET next_attempt_at = lease_until WHERE status = 'PUBLISHING';

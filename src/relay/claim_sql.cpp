@@ -5,27 +5,28 @@
 namespace outbox::claim_sql {
 namespace {
 
-// 1 when an older event of the aggregate of row `alias` is still unpublished. "Older" is a
-// smaller (event_version, created_at, event_id); unpublished is any status but PUBLISHED and
-// SKIPPED. For each such status one probe reads the first entry of (aggregate, status) in
-// idx_outbox_aggregate, which is that status's oldest event of the aggregate, and compares it
-// with the row: one index entry per probe, whatever the aggregate's history or queue length.
-// (An equality on status is what lets the probe use the index; a probe that finds nothing
-// yields NULL, which COALESCE turns into "not older".) The probes are plain consistent reads
-// (a locking clause on the outer SELECT does not lock rows read by its subqueries), so a row
-// another relay has locked right now still counts: SKIP LOCKED cannot hide an older event.
+// The oldest event of the aggregate of row `alias` that is still to publish, as the row
+// (event_version, created_at, event_id): the first entry of idx_outbox_aggregate for
+// (aggregate, unpublished = 1), one index entry whatever the aggregate's history or queue.
+// "Older" thus means a smaller (event_version, created_at, event_id). The read is a plain
+// consistent read (a locking clause on the outer SELECT does not lock rows read by its
+// subqueries), so a row another relay has locked right now still counts: SKIP LOCKED cannot
+// hide an older event.
+std::string oldest_unpublished(const std::string& columns, const std::string& alias) {
+  return "(SELECT " + columns +
+         " FROM outbox_event o FORCE INDEX (idx_outbox_aggregate)"
+         " WHERE o.aggregate_type = " +
+         alias + ".aggregate_type AND o.aggregate_id = " + alias +
+         ".aggregate_id AND o.unpublished = 1"
+         " ORDER BY o.event_version, o.created_at, o.event_id LIMIT 1)";
+}
+
+// 1 when an older event of the aggregate of row `alias` is still unpublished (the row itself
+// is unpublished, so the oldest is either the row or older). No unpublished event at all
+// yields NULL, which COALESCE turns into 0.
 std::string older_unpublished_exists(const std::string& alias) {
-  std::string out = "(";
-  for (const char* status : {"PENDING", "PUBLISHING", "RETRY", "FAILED", "BLOCKED"}) {
-    if (out.size() > 1) out += " OR ";
-    out +=
-        "COALESCE((SELECT o.event_version, o.created_at, o.event_id FROM outbox_event o"
-        " FORCE INDEX (idx_outbox_aggregate) WHERE o.aggregate_type = " +
-        alias + ".aggregate_type AND o.aggregate_id = " + alias + ".aggregate_id AND o.status = '" +
-        status + "' ORDER BY o.event_version, o.created_at, o.event_id LIMIT 1) < (" + alias +
-        ".event_version, " + alias + ".created_at, " + alias + ".event_id), 0)";
-  }
-  return out + ")";
+  return "COALESCE(" + oldest_unpublished("o.event_version, o.created_at, o.event_id", alias) +
+         " < (" + alias + ".event_version, " + alias + ".created_at, " + alias + ".event_id), 0)";
 }
 
 std::string blocked_column(Ordering ordering) {
@@ -97,16 +98,11 @@ std::string wake_blocked(size_t capacity) {
 }
 
 std::string select_wakeable(size_t capacity) {
-  // Only the oldest BLOCKED event of each aggregate can be free (the others wait at least for
-  // it), so one index entry per aggregate is examined, not its whole queue.
-  return "SELECT DISTINCT b.event_id FROM (SELECT (SELECT f.event_id FROM outbox_event f"
-         " FORCE INDEX (idx_outbox_aggregate) WHERE f.aggregate_type = m.aggregate_type AND"
-         " f.aggregate_id = m.aggregate_id AND f.status = 'BLOCKED'"
-         " ORDER BY f.event_version, f.created_at, f.event_id LIMIT 1) AS first_blocked"
-         " FROM outbox_event m WHERE m.event_id IN (" +
-         placeholders(capacity) +
-         ")) heads JOIN outbox_event b ON b.event_id = heads.first_blocked WHERE NOT " +
-         older_unpublished_exists("b");
+  // The next event of each given row's aggregate is its oldest unpublished one; it is to wake
+  // exactly when it is BLOCKED. One index entry per aggregate.
+  return "SELECT DISTINCT h.event_id FROM (SELECT " + oldest_unpublished("o.event_id", "m") +
+         " AS head FROM outbox_event m WHERE m.event_id IN (" + placeholders(capacity) +
+         ")) heads JOIN outbox_event h ON h.event_id = heads.head WHERE h.status = 'BLOCKED'";
 }
 
 std::string lease_rows(size_t capacity) {

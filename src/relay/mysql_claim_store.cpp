@@ -32,7 +32,11 @@ std::vector<std::string> missing_from(const std::vector<std::string>& ids,
 }  // namespace
 
 MysqlClaimStore::MysqlClaimStore(std::unique_ptr<MysqlSession> session, ClaimPolicy policy)
-    : session_(std::move(session)), policy_(policy) {}
+    : session_(std::move(session)), policy_(std::move(policy)) {
+  if (!policy_.due_scans) {
+    policy_.due_scans = std::make_shared<DueScanSchedule>(policy_.due_scan_interval);
+  }
+}
 
 template <typename T, typename Body>
 Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
@@ -134,14 +138,12 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
   return in_transaction<ClaimedBatch>("claim", [&] {
     ClaimedBatch batch(token);
     std::vector<std::string>& parked = batch.parked;
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= next_due_scan_) {
+    if (policy_.due_scans->take_turn()) {
       scan(ScanKind::kExpired, limit, batch, parked);
       if (batch.events.size() < limit) {
         scan(ScanKind::kRetryDue, limit - batch.events.size(), batch, parked);
       }
       recheck_blocked(limit, parked);
-      next_due_scan_ = now + policy_.due_scan_interval;
     }
     if (batch.events.size() < limit) {
       scan(ScanKind::kPending, limit - batch.events.size(), batch, parked);

@@ -8,6 +8,7 @@
 #include "claim_sql.hpp"
 #include "claim_store.hpp"
 #include "mysql/mysql_session.hpp"
+#include "poll_schedule.hpp"
 
 namespace outbox {
 
@@ -17,9 +18,12 @@ inline constexpr size_t kMaxLastErrorLength = 1024;
 // How claims pick rows and how failures are recorded.
 struct ClaimPolicy {
   Ordering ordering = Ordering::kPerAggregate;
-  // Expired leases and finished backoffs are looked for at most this often: they are rare, and
-  // an idle relay should not pay for their scans on every poll.
+  // Expired leases, finished backoffs and BLOCKED rechecks are looked for at most this often:
+  // they are rare, and an idle relay should not pay for their scans on every poll. Workers of
+  // one process share `due_scans`, so the interval holds per process; without one, each store
+  // keeps its own.
   Micros due_scan_interval = std::chrono::seconds(1);
+  std::shared_ptr<DueScanSchedule> due_scans;
   int max_attempts = 10;
   // A BLOCKED row is woken when the event before it is published; as a safety net (a relay
   // that died between its mark and its wake check) it is also rechecked after age / 10, within
@@ -75,7 +79,6 @@ class MysqlClaimStore final : public ClaimStore {
 
   std::unique_ptr<MysqlSession> session_;
   ClaimPolicy policy_;
-  std::chrono::steady_clock::time_point next_due_scan_{};
   bool broken_ = false;
 };
 

@@ -129,13 +129,17 @@ int run_relay(const RelayConfig& config) {
   }
 
   RelayStats stats;
-  const ClaimStoreFactory open_store = [&config]() -> Outcome<std::unique_ptr<ClaimStore>> {
+  PollSchedule polls(config.relay.poll_interval, config.relay.poll_interval_max);
+  const auto due_scans = std::make_shared<DueScanSchedule>(config.relay.reclaim_interval);
+  const ClaimStoreFactory open_store = [&config,
+                                        due_scans]() -> Outcome<std::unique_ptr<ClaimStore>> {
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, SessionSettings{});
     if (!session) return session.error();
     ClaimPolicy policy;
     policy.ordering = config.relay.ordering;
     policy.due_scan_interval = config.relay.reclaim_interval;
+    policy.due_scans = due_scans;
     policy.max_attempts = config.relay.max_attempts;
     policy.retry_backoff_initial = config.relay.retry_backoff_initial;
     policy.retry_backoff_max = config.relay.retry_backoff_max;
@@ -149,13 +153,12 @@ int run_relay(const RelayConfig& config) {
     settings.instance_id = instance_id;
     settings.batch_size = static_cast<size_t>(config.relay.batch_size);
     settings.lease = config.relay.lease;
-    settings.poll_interval = config.relay.poll_interval;
     settings.backoff_initial = config.relay.backoff_initial;
     settings.backoff_max = config.relay.backoff_max;
     settings.max_attempts = config.relay.max_attempts;
     workers.emplace_back([&, settings] {
       const MysqlThreadScope thread_mysql;
-      Worker worker(settings, open_store, *publisher.value(), stats, drain);
+      Worker worker(settings, open_store, *publisher.value(), stats, drain, polls);
       worker.run(stop.get_token());
       std::lock_guard lock(state_mutex);
       ++workers_finished;

@@ -53,6 +53,12 @@ RelaySettings read_relay(YamlSection section) {
   relay.lease = section.duration("lease", relay.lease, seconds(10), hours(1));
   relay.poll_interval =
       section.duration("poll_interval", relay.poll_interval, milliseconds(1), minutes(1));
+  relay.poll_interval_max =
+      section.duration("poll_interval_max", relay.poll_interval_max, milliseconds(1), minutes(1));
+  if (relay.poll_interval_max < relay.poll_interval) {
+    section.problem("poll_interval_max", "must not be shorter than relay.poll_interval (" +
+                                             format_duration(relay.poll_interval) + ")");
+  }
   relay.drain_timeout =
       section.duration("drain_timeout", relay.drain_timeout, seconds(1), minutes(10));
   relay.reclaim_interval =
@@ -154,6 +160,7 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "batch_size" << YAML::Value << relay.batch_size;
   out << YAML::Key << "lease" << YAML::Value << duration(relay.lease);
   out << YAML::Key << "poll_interval" << YAML::Value << duration(relay.poll_interval);
+  out << YAML::Key << "poll_interval_max" << YAML::Value << duration(relay.poll_interval_max);
   out << YAML::Key << "drain_timeout" << YAML::Value << duration(relay.drain_timeout);
   out << YAML::Key << "reclaim_interval" << YAML::Value << duration(relay.reclaim_interval);
   out << YAML::Key << "backoff_initial" << YAML::Value << duration(relay.backoff_initial);

@@ -28,7 +28,8 @@ struct RelaySettings {
   int workers = 2;
   int batch_size = 500;
   Micros lease = std::chrono::seconds(60);
-  Micros poll_interval = std::chrono::milliseconds(100);
+  Micros poll_interval = std::chrono::milliseconds(25);
+  Micros poll_interval_max = std::chrono::milliseconds(500);
   Micros drain_timeout = std::chrono::seconds(20);
   Micros reclaim_interval = std::chrono::seconds(1);
   Micros backoff_initial = std::chrono::milliseconds(100);

@@ -31,7 +31,7 @@ CheckResult check_database(MysqlSession& session) {
     }
     std::unique_ptr<sql::ResultSet> columns(
         session
-            .prepare("SELECT published_by, attempts, next_attempt_at, last_error "
+            .prepare("SELECT published_by, attempts, next_attempt_at, last_error, unpublished "
                      "FROM outbox_event LIMIT 0")
             .executeQuery());
     transaction.commit();

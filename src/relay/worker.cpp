@@ -47,12 +47,13 @@ const char* describe(DeliveryStatus status) {
 }  // namespace
 
 Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, Publisher& publisher,
-               RelayStats& stats, const DrainDeadline& drain)
+               RelayStats& stats, const DrainDeadline& drain, PollSchedule& polls)
     : settings_(std::move(settings)),
       open_store_(std::move(open_store)),
       publisher_(publisher),
       stats_(stats),
       drain_(drain),
+      polls_(polls),
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
@@ -116,9 +117,12 @@ void Worker::run(const std::stop_token& stop) {
         settle_oldest();
         continue;
       }
-      sleep_unless_stopped(stop, settings_.poll_interval);
+      if (empty_streak_++ == 0) streak_started_ = steady_clock::now();
+      sleep_unless_stopped(stop, polls_.pause(empty_streak_, streak_started_));
       continue;
     }
+    empty_streak_ = 0;
+    polls_.found_work();
     if (!batch.reclaimed.empty()) {
       stats_.leases_reclaimed += batch.reclaimed.size();
       spdlog::info("worker {}: claim {} took over {} expired leases: {}", settings_.index,

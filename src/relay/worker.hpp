@@ -12,6 +12,7 @@
 #include "backoff.hpp"
 #include "claim_store.hpp"
 #include "delivery.hpp"
+#include "poll_schedule.hpp"
 #include "relay_stats.hpp"
 
 namespace outbox {
@@ -21,7 +22,6 @@ struct WorkerSettings {
   std::string instance_id;
   size_t batch_size = 500;
   Micros lease = std::chrono::seconds(60);
-  Micros poll_interval = std::chrono::milliseconds(100);
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
   // Attempts before a row is parked as FAILED (to say so in the log when it happens).
@@ -56,7 +56,7 @@ class DrainDeadline {
 class Worker {
  public:
   Worker(WorkerSettings settings, ClaimStoreFactory open_store, Publisher& publisher,
-         RelayStats& stats, const DrainDeadline& drain);
+         RelayStats& stats, const DrainDeadline& drain, PollSchedule& polls);
 
   void run(const std::stop_token& stop);
 
@@ -86,6 +86,9 @@ class Worker {
   Publisher& publisher_;
   RelayStats& stats_;
   const DrainDeadline& drain_;
+  PollSchedule& polls_;
+  int empty_streak_ = 0;
+  std::chrono::steady_clock::time_point streak_started_{};
   std::unique_ptr<ClaimStore> store_;
   std::deque<InFlightBatch> in_flight_;
   uint64_t claim_sequence_ = 0;

@@ -60,7 +60,8 @@ TEST_CASE("a minimal config gets production defaults", "[config]") {
   CHECK(config.relay.workers == 2);
   CHECK(config.relay.batch_size == 500);
   CHECK(config.relay.lease == std::chrono::seconds(60));
-  CHECK(config.relay.poll_interval == std::chrono::milliseconds(100));
+  CHECK(config.relay.poll_interval == std::chrono::milliseconds(25));
+  CHECK(config.relay.poll_interval_max == std::chrono::milliseconds(500));
   CHECK(config.log.level == "info");
 }
 

@@ -147,7 +147,6 @@ struct Harness {
   explicit Harness(int events, size_t batch = 10) : store(new ScriptedStore(events)) {
     settings.instance_id = "test";
     settings.batch_size = batch;
-    settings.poll_interval = 1ms;
     settings.backoff_initial = 1ms;
     settings.backoff_max = 2ms;
   }
@@ -158,7 +157,7 @@ struct Harness {
           if (!store) return outbox::Error{"store already handed out"};
           return std::unique_ptr<outbox::ClaimStore>(std::move(store));
         },
-        publisher, stats, drain);
+        publisher, stats, drain, polls);
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -174,6 +173,7 @@ struct Harness {
   ScriptedPublisher publisher;
   outbox::RelayStats stats;
   outbox::DrainDeadline drain;
+  outbox::PollSchedule polls{1ms, 2ms};
   std::stop_source stop;
   std::unique_ptr<outbox::Worker> worker;
   std::jthread thread;
