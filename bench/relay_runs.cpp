@@ -38,7 +38,7 @@ RelayUnderTest::RelayUnderTest(BenchContext& context, const std::string& topic,
                      "\n  database: " + endpoint.database +
                      "\nkafka:\n  bootstrap_servers: " + context.broker.bootstrap() +
                      "\n  topic: " + topic + "\nrelay:\n  instance_id: " + instance + "\n" +
-                     extra_relay_yaml + "log:\n  stats_interval: 0s\n");
+                     extra_relay_yaml + "log:\n  stats_interval: 0s\nmetrics:\n  listen: 127.0.0.1:0\n");
   process_ = std::make_unique<test::ChildProcess>(
       std::vector<std::string>{test::relay_binary(), "--config", config}, dir_.file("relay.log"));
 }

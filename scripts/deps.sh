@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang-format
   librdkafka-dev libmysqlcppconn-dev libspdlog-dev libyaml-cpp-dev catch2
+  libsystemd-dev libcpp-httplib-dev prometheus-cpp-dev
   mariadb-server mariadb-client kcat
   "$@"
 )

@@ -68,5 +68,5 @@ int main(int argc, char** argv) {
   for (const std::string& point : outbox::failpoints::armed()) {
     spdlog::warn("FAILPOINT ARMED: {} (fault-injection testing only)", point);
   }
-  return outbox::run_relay(*config);
+  return outbox::run_relay(*config, file);
 }

@@ -9,11 +9,12 @@ Micros PollSchedule::pause(int empty_streak,
   const auto last_work =
       std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last_work_.load()));
   // Another worker found rows since this one's streak began: the outbox is not idle.
-  if (last_work >= streak_started) return base_;
-  Micros pause = base_;
-  for (int i = 1; i < empty_streak && pause < max_; ++i)
-    pause *= 2;
-  return std::min(pause, max_);
+  const Micros base(base_.load());
+  const Micros max(max_.load());
+  if (last_work >= streak_started) return base;
+  Micros pause = base;
+  for (int i = 1; i < empty_streak && pause < max; ++i) pause *= 2;
+  return std::min(pause, max);
 }
 
 bool DueScanSchedule::take_turn() {

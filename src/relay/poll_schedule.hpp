@@ -14,21 +14,26 @@ namespace outbox {
 // the base interval (and a busy relay never pauses: a full batch claims again at once).
 class PollSchedule {
  public:
-  PollSchedule(Micros base, Micros max) : base_(base), max_(max) {}
+  PollSchedule(Micros base, Micros max) : base_(base.count()), max_(max.count()) {}
 
   void found_work() { last_work_.store(now_ticks()); }
+  // SIGHUP: new intervals apply from the next pause.
+  void set_intervals(Micros base, Micros max) {
+    base_.store(base.count());
+    max_.store(max.count());
+  }
 
   // The pause before the next claim of a worker whose last `empty_streak` claims (since
   // `streak_started`) came back empty.
   Micros pause(int empty_streak, std::chrono::steady_clock::time_point streak_started) const;
 
-  Micros base() const { return base_; }
+  Micros base() const { return Micros(base_.load()); }
 
  private:
   static int64_t now_ticks() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
 
-  Micros base_;
-  Micros max_;
+  std::atomic<Micros::rep> base_;
+  std::atomic<Micros::rep> max_;
   std::atomic<int64_t> last_work_{0};
 };
 

@@ -97,6 +97,30 @@ LogSettings read_log(YamlSection section) {
   return log;
 }
 
+MetricsSettings read_metrics(YamlSection section) {
+  MetricsSettings metrics;
+  metrics.listen = section.string("listen", metrics.listen);
+  if (!metrics.listen.empty()) {
+    const size_t colon = metrics.listen.rfind(':');
+    const std::string port = colon == std::string::npos ? "" : metrics.listen.substr(colon + 1);
+    const bool numeric = !port.empty() && port.size() <= 5 &&
+                         port.find_first_not_of("0123456789") == std::string::npos &&
+                         std::stoi(port) <= 65535;
+    if (colon == 0 || !numeric) {
+      section.problem("listen",
+                      "must be host:port (port 0 picks a free one) or \"\" to turn "
+                      "the endpoint off, got \"" +
+                          metrics.listen + "\"");
+    }
+  }
+  metrics.backlog_interval =
+      section.duration("backlog_interval", metrics.backlog_interval, seconds(1), hours(1));
+  metrics.stall_timeout =
+      section.duration("stall_timeout", metrics.stall_timeout, seconds(5), hours(1));
+  section.reject_unknown_keys();
+  return metrics;
+}
+
 }  // namespace
 
 std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
@@ -112,6 +136,7 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   YamlSection relay_section = root.section("relay");
   config.relay = read_relay(relay_section);
   config.log = read_log(root.section("log"));
+  config.metrics = read_metrics(root.section("metrics"));
   root.reject_unknown_keys();
 
   validate_producer_properties(config.kafka, diagnostics);
@@ -178,6 +203,13 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "format" << YAML::Value
       << (config.log.format == LogFormat::kJson ? "json" : "text");
   out << YAML::Key << "stats_interval" << YAML::Value << duration(config.log.stats_interval);
+  out << YAML::EndMap;
+
+  out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "listen" << YAML::Value << config.metrics.listen;
+  out << YAML::Key << "backlog_interval" << YAML::Value
+      << duration(config.metrics.backlog_interval);
+  out << YAML::Key << "stall_timeout" << YAML::Value << duration(config.metrics.stall_timeout);
   out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

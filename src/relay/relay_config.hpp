@@ -47,11 +47,21 @@ struct LogSettings {
   Micros stats_interval = std::chrono::seconds(30);  // 0: no periodic progress line
 };
 
+// metrics.*: the HTTP endpoint (/metrics, /healthz, /readyz) and what it reports.
+struct MetricsSettings {
+  std::string listen = "127.0.0.1:9464";  // host:port; "" turns the endpoint off
+  Micros backlog_interval = std::chrono::seconds(15);
+  // /healthz fails (and systemd's watchdog is no longer fed) when a worker loop has not gone
+  // round for this long.
+  Micros stall_timeout = std::chrono::seconds(60);
+};
+
 struct RelayConfig {
   MysqlEndpoint mysql;
   KafkaSettings kafka;
   RelaySettings relay;
   LogSettings log;
+  MetricsSettings metrics;
 };
 
 // Reads and validates the whole file. Every problem goes to `diagnostics` (all of them, with

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <prometheus/histogram.h>
+
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -22,7 +24,17 @@ struct RelayStats {
   std::atomic<uint64_t> events_retrying{0};    // a failed attempt, parked as RETRY
   std::atomic<uint64_t> events_failed{0};      // parked as FAILED (permanent or out of attempts)
   std::atomic<uint64_t> db_errors{0};
+  std::atomic<uint64_t> broker_errors{0};  // librdkafka error callbacks (not fatal)
   std::atomic<int64_t> events_in_flight{0};
+
+  // Latencies, in seconds: one claim transaction; claim -> broker ack; commit (created_at,
+  // database clock) -> broker ack.
+  prometheus::Histogram claim_seconds{
+      {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}};
+  prometheus::Histogram claim_to_ack_seconds{
+      {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
+  prometheus::Histogram created_to_ack_seconds{
+      {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600}};
 
   // Failed deliveries by librdkafka error name ("MSG_TIMED_OUT", "MSG_SIZE_TOO_LARGE", ...).
   void count_failure(const std::string& reason) {

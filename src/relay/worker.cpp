@@ -10,6 +10,7 @@
 
 #include "failpoint.hpp"
 #include "failure_policy.hpp"
+#include "health_board.hpp"
 #include "interruptible_sleep.hpp"
 
 namespace outbox {
@@ -46,14 +47,15 @@ const char* describe(DeliveryStatus status) {
 
 }  // namespace
 
-Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, Publisher& publisher,
-               RelayStats& stats, const DrainDeadline& drain, PollSchedule& polls)
+Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShared shared)
     : settings_(std::move(settings)),
       open_store_(std::move(open_store)),
-      publisher_(publisher),
-      stats_(stats),
-      drain_(drain),
-      polls_(polls),
+      publisher_(shared.publisher),
+      stats_(shared.stats),
+      drain_(shared.drain),
+      polls_(shared.polls),
+      health_(shared.health),
+      batch_size_(shared.batch_size),
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
@@ -73,6 +75,7 @@ bool Worker::ensure_store() {
 
 void Worker::run(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
+    health_.tick(settings_.index);
     if (in_flight_.size() >= settings_.pipeline_depth) {
       settle_oldest();
       continue;
@@ -88,8 +91,12 @@ void Worker::run(const std::stop_token& stop) {
       continue;
     }
     const auto claim_started = steady_clock::now();
+    const size_t batch_size = batch_size_.load();
     const LeaseToken token(settings_.instance_id, settings_.index, ++claim_sequence_);
-    Outcome<ClaimedBatch> claimed = store_->claim(token, settings_.batch_size, settings_.lease);
+    Outcome<ClaimedBatch> claimed = store_->claim(token, batch_size, settings_.lease);
+    stats_.claim_seconds.Observe(
+        std::chrono::duration<double>(steady_clock::now() - claim_started).count());
+    health_.set_database_ok(claimed.ok());
     if (!claimed) {
       ++stats_.db_errors;
       const Micros pause = backoff_.next();
@@ -137,12 +144,17 @@ void Worker::run(const std::stop_token& stop) {
     stats_.events_claimed += count;
     stats_.events_in_flight += static_cast<int64_t>(count);
     spdlog::debug("worker {}: claim {} leased {} events", settings_.index, token.value(), count);
+    for (const OutboxEvent& event : batch.events) {
+      spdlog::debug("event {} PUBLISHING: claim {}, attempt {}", event.event_id, token.value(),
+                    event.attempts + 1);
+    }
+    const size_t parked = batch.parked.size();
     std::unique_ptr<InFlightDeliveries> deliveries = publisher_.send(batch.events);
-    in_flight_.push_back(
-        InFlightBatch{std::move(batch), std::move(deliveries), claim_started + settings_.lease});
+    in_flight_.push_back(InFlightBatch{std::move(batch), std::move(deliveries), claim_started,
+                                       claim_started + settings_.lease});
     // A short batch means the backlog is drained: settle now for latency instead of
     // pipelining another (most likely empty) claim.
-    if (count + batch.parked.size() < settings_.batch_size) {
+    if (count + parked < batch_size) {
       while (!in_flight_.empty())
         settle_oldest();
     }
@@ -156,6 +168,7 @@ void Worker::settle_oldest() {
   in_flight_.pop_front();
   const std::vector<OutboxEvent>& events = batch.claim.events;
   while (!batch.deliveries->wait_until(steady_clock::now() + kReportWaitNotice)) {
+    health_.tick(settings_.index);  // waiting for librdkafka's bound, not stuck
     spdlog::warn("worker {}: claim {}: still waiting for delivery reports", settings_.index,
                  batch.claim.token.value());
   }
@@ -171,8 +184,11 @@ void Worker::settle_oldest() {
     const DeliveryOutcome& outcome = outcomes[i];
     if (outcome.status == DeliveryStatus::kDelivered) {
       delivered.push_back(event.event_id);
-      spdlog::debug("event {} delivered to {}[{}]@{}", event.event_id, outcome.topic,
-                    outcome.partition, outcome.offset);
+      const double since_claim =
+          std::chrono::duration<double>(outcome.reported_at - batch.claimed_at).count();
+      stats_.claim_to_ack_seconds.Observe(since_claim);
+      stats_.created_to_ack_seconds.Observe(static_cast<double>(event.age_at_claim_us) / 1e6 +
+                                            since_claim);
       continue;
     }
     failed.push_back(event.event_id);
@@ -223,6 +239,14 @@ void Worker::settle_oldest() {
     return;
   }
   mark(batch, delivered);
+  if (spdlog::should_log(spdlog::level::debug)) {
+    for (size_t i = 0; i < events.size(); ++i) {
+      const DeliveryOutcome& outcome = outcomes[i];
+      if (outcome.status != DeliveryStatus::kDelivered) continue;
+      spdlog::debug("event {} delivered to {}[{}]@{}, claim {}", events[i].event_id, outcome.topic,
+                    outcome.partition, outcome.offset, batch.claim.token.value());
+    }
+  }
   release(batch, given_up);
   for (const auto& [reason, ids] : failures) {
     record_failure(batch, ids, PublishFailure{reason.first, reason.second});
@@ -249,6 +273,7 @@ auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op
     spdlog::warn("worker {}: {} failed ({}); retrying in {}", settings_.index, what, error,
                  format_pause(pause));
     // Not interruptible by the stop request: settling is what a drain waits for.
+    health_.tick(settings_.index);
     std::this_thread::sleep_for(pause);
   }
 }

@@ -20,7 +20,6 @@ namespace outbox {
 struct WorkerSettings {
   int index = 0;
   std::string instance_id;
-  size_t batch_size = 500;
   Micros lease = std::chrono::seconds(60);
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
@@ -50,13 +49,24 @@ class DrainDeadline {
       std::chrono::steady_clock::time_point::max().time_since_epoch().count()};
 };
 
+class HealthBoard;
+
+// What the workers of one process share.
+struct WorkerShared {
+  Publisher& publisher;
+  RelayStats& stats;
+  const DrainDeadline& drain;
+  PollSchedule& polls;
+  HealthBoard& health;
+  const std::atomic<size_t>& batch_size;  // relay.batch_size; SIGHUP may change it
+};
+
 // One relay worker: claim -> publish -> (wait for reports) -> mark or release, with up to
 // pipeline_depth batches in flight. Runs until `stop`, then settles what it holds: marks
 // what the broker confirmed, releases the rest.
 class Worker {
  public:
-  Worker(WorkerSettings settings, ClaimStoreFactory open_store, Publisher& publisher,
-         RelayStats& stats, const DrainDeadline& drain, PollSchedule& polls);
+  Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShared shared);
 
   void run(const std::stop_token& stop);
 
@@ -64,6 +74,7 @@ class Worker {
   struct InFlightBatch {
     ClaimedBatch claim;
     std::unique_ptr<InFlightDeliveries> deliveries;
+    std::chrono::steady_clock::time_point claimed_at;
     std::chrono::steady_clock::time_point lease_ends;  // by our clock: claim start + lease
   };
 
@@ -87,6 +98,8 @@ class Worker {
   RelayStats& stats_;
   const DrainDeadline& drain_;
   PollSchedule& polls_;
+  HealthBoard& health_;
+  const std::atomic<size_t>& batch_size_;
   int empty_streak_ = 0;
   std::chrono::steady_clock::time_point streak_started_{};
   std::unique_ptr<ClaimStore> store_;

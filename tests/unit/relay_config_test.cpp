@@ -152,13 +152,13 @@ TEST_CASE("wrong types and unknown sections are named", "[config]") {
                              "relay:\n"
                              "  workers: [1, 2]\n"
                              "  lease: 90\n"
-                             "metrics:\n"
+                             "monitoring:\n"
                              "  port: 9100\n");
   CHECK(loaded.errors ==
         "relay.yaml:7: relay.workers: must be an integer, got a list\n"
         "relay.yaml:8: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, h), "
         "got \"90\"\n"
-        "relay.yaml:9: metrics: unknown key\n");
+        "relay.yaml:9: monitoring: unknown key\n");
 }
 
 TEST_CASE("kafka properties are checked by librdkafka and guarded", "[config]") {

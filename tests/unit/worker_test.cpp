@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "health_board.hpp"
 #include "poll.hpp"
 #include "worker.hpp"
 
@@ -146,7 +147,7 @@ class ScriptedPublisher final : public outbox::Publisher {
 struct Harness {
   explicit Harness(int events, size_t batch = 10) : store(new ScriptedStore(events)) {
     settings.instance_id = "test";
-    settings.batch_size = batch;
+    batch_size.store(batch);
     settings.backoff_initial = 1ms;
     settings.backoff_max = 2ms;
   }
@@ -157,7 +158,7 @@ struct Harness {
           if (!store) return outbox::Error{"store already handed out"};
           return std::unique_ptr<outbox::ClaimStore>(std::move(store));
         },
-        publisher, stats, drain, polls);
+        outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size});
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -174,6 +175,8 @@ struct Harness {
   outbox::RelayStats stats;
   outbox::DrainDeadline drain;
   outbox::PollSchedule polls{1ms, 2ms};
+  outbox::HealthBoard health{1};
+  std::atomic<size_t> batch_size{10};
   std::stop_source stop;
   std::unique_ptr<outbox::Worker> worker;
   std::jthread thread;
