@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the project builds, tests and demos with. Runs apt-get only
-# when something is missing, so a second run costs nothing.
+# Installs the Debian packages the project builds, tests and demos with, plus any given as
+# arguments (bench/run.sh adds gnuplot-nox). Runs apt-get only when something is missing, so a
+# second run costs nothing.
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config clang-format
   librdkafka-dev libmysqlcppconn-dev libspdlog-dev libyaml-cpp-dev catch2
+  libsystemd-dev libcpp-httplib-dev prometheus-cpp-dev
   mariadb-server mariadb-client kcat
+  "$@"
 )
 
 missing=()

@@ -40,7 +40,7 @@ while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); d
 
 mariadbd --no-defaults --datadir="$data" --user="$(id -un)" --socket="$socket" \
   --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" \
-  --log-error="$dir/error.log" --innodb-buffer-pool-size=512M \
+  --log-error="$dir/error.log" --innodb-buffer-pool-size="${OUTBOX_MARIADB_BUFFER_POOL:-512M}" \
   --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \
   --log-bin="$dir/binlog" --binlog-format=ROW --server-id=1 >>"$dir/error.log" 2>&1 &
 
@@ -70,5 +70,6 @@ export OUTBOX_MYSQL_PORT=$port
 export OUTBOX_MYSQL_SOCKET=$socket
 export OUTBOX_MYSQL_USER=outbox
 export OUTBOX_MYSQL_PASSWORD=outbox
+export OUTBOX_MYSQL_PID_FILE=$pidfile
 ENV
 echo "==> MariaDB $(mariadbd --version | awk '{print $3}') on 127.0.0.1:$port (socket $socket)"

@@ -26,7 +26,8 @@ struct DaemonProgram {
       load;
   std::function<std::string(const Config&)> print;  // effective config, secrets as *****
   std::function<const LogSettings&(const Config&)> log;
-  std::function<int(const Config&)> run;  // returns the exit code
+  // Runs the program and returns its exit code; gets the file for reloads (SIGHUP).
+  std::function<int(const Config&, const std::string& config_file)> run;
 };
 
 // The command line every such daemon shares:
@@ -76,7 +77,7 @@ int run_daemon_program(int argc, char** argv, const DaemonProgram<Config>& progr
   for (const std::string& point : failpoints::armed()) {
     spdlog::warn("FAILPOINT ARMED: {} (fault-injection testing only)", point);
   }
-  return program.run(*config);
+  return program.run(*config, file);
 }
 
 }  // namespace outbox

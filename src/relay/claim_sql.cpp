@@ -3,6 +3,44 @@
 #include <stdexcept>
 
 namespace outbox::claim_sql {
+namespace {
+
+// The oldest event of the aggregate of row `alias` that is still to publish, as the row
+// (event_version, created_at, event_id): the first entry of idx_outbox_aggregate for
+// (aggregate, unpublished = 1), one index entry whatever the aggregate's history or queue.
+// "Older" thus means a smaller (event_version, created_at, event_id). The read is a plain
+// consistent read (a locking clause on the outer SELECT does not lock rows read by its
+// subqueries), so a row another relay has locked right now still counts: SKIP LOCKED cannot
+// hide an older event.
+std::string oldest_unpublished(const std::string& columns, const std::string& alias) {
+  return "(SELECT " + columns +
+         " FROM outbox_event o FORCE INDEX (idx_outbox_aggregate)"
+         " WHERE o.aggregate_type = " +
+         alias + ".aggregate_type AND o.aggregate_id = " + alias +
+         ".aggregate_id AND o.unpublished = 1"
+         " ORDER BY o.event_version, o.created_at, o.event_id LIMIT 1)";
+}
+
+// 1 when an older event of the aggregate of row `alias` is still unpublished (the row itself
+// is unpublished, so the oldest is either the row or older). No unpublished event at all
+// yields NULL, which COALESCE turns into 0.
+std::string older_unpublished_exists(const std::string& alias) {
+  return "COALESCE(" + oldest_unpublished("o.event_version, o.created_at, o.event_id", alias) +
+         " < (" + alias + ".event_version, " + alias + ".created_at, " + alias + ".event_id), 0)";
+}
+
+std::string blocked_column(Ordering ordering) {
+  return ordering == Ordering::kPerAggregate ? older_unpublished_exists("e") : "0";
+}
+
+std::string claim_scan(Ordering ordering, const char* extra_column, const char* index,
+                       const char* condition, const char* order) {
+  return std::string("SELECT ") + kEventColumns + ", " + blocked_column(ordering) + extra_column +
+         " FROM outbox_event e FORCE INDEX (" + index + ") WHERE " + condition + " ORDER BY " +
+         order + " LIMIT ? FOR UPDATE SKIP LOCKED";
+}
+
+}  // namespace
 
 size_t id_list_capacity(size_t n) {
   for (size_t capacity : kIdListCapacities) {
@@ -20,29 +58,58 @@ std::string placeholders(size_t n) {
   return out;
 }
 
-std::string select_pending() {
-  return std::string("SELECT ") + kEventColumns +
-         " FROM outbox_event FORCE INDEX (idx_outbox_pending)"
-         " WHERE status = 'PENDING'"
-         " ORDER BY created_at, event_id"
-         " LIMIT ?"
-         " FOR UPDATE SKIP LOCKED";
+std::string select_pending(Ordering ordering) {
+  return claim_scan(ordering, "", "idx_outbox_pending", "e.status = 'PENDING'",
+                    "e.created_at, e.event_id");
 }
 
-std::string select_expired() {
-  return std::string("SELECT ") + kEventColumns +
-         ", lease_owner"
-         " FROM outbox_event FORCE INDEX (idx_outbox_lease)"
-         " WHERE status = 'PUBLISHING' AND lease_until < CURRENT_TIMESTAMP(6)"
-         " ORDER BY lease_until"
-         " LIMIT ?"
-         " FOR UPDATE SKIP LOCKED";
+std::string select_expired(Ordering ordering) {
+  return claim_scan(ordering, ", e.lease_owner", "idx_outbox_due",
+                    "e.status = 'PUBLISHING' AND e.next_attempt_at < CURRENT_TIMESTAMP(6)",
+                    "e.next_attempt_at");
+}
+
+std::string select_retry_due(Ordering ordering) {
+  return claim_scan(ordering, "", "idx_outbox_due",
+                    "e.status = 'RETRY' AND e.next_attempt_at <= CURRENT_TIMESTAMP(6)",
+                    "e.next_attempt_at");
+}
+
+std::string select_blocked_due(Ordering ordering) {
+  return "SELECT e.event_id, " + blocked_column(ordering) +
+         " FROM outbox_event e FORCE INDEX (idx_outbox_due)"
+         " WHERE e.status = 'BLOCKED' AND e.next_attempt_at <= CURRENT_TIMESTAMP(6)"
+         " ORDER BY e.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
+}
+
+std::string park_blocked(size_t capacity) {
+  return "UPDATE outbox_event"
+         " SET status = 'BLOCKED', lease_owner = NULL, lease_until = NULL,"
+         " next_attempt_at = CURRENT_TIMESTAMP(6) + INTERVAL LEAST(?, GREATEST(?,"
+         " TIMESTAMPDIFF(MICROSECOND, created_at, CURRENT_TIMESTAMP(6)) DIV 10)) MICROSECOND"
+         " WHERE event_id IN (" +
+         placeholders(capacity) + ")";
+}
+
+std::string wake_blocked(size_t capacity) {
+  return "UPDATE outbox_event SET status = 'PENDING', next_attempt_at = NULL"
+         " WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'BLOCKED'";
+}
+
+std::string select_wakeable(size_t capacity) {
+  // The next event of each given row's aggregate is its oldest unpublished one; it is to wake
+  // exactly when it is BLOCKED. One index entry per aggregate.
+  return "SELECT DISTINCT h.event_id FROM (SELECT " + oldest_unpublished("o.event_id", "m") +
+         " AS head FROM outbox_event m WHERE m.event_id IN (" + placeholders(capacity) +
+         ")) heads JOIN outbox_event h ON h.event_id = heads.head WHERE h.status = 'BLOCKED'";
 }
 
 std::string lease_rows(size_t capacity) {
   return "UPDATE outbox_event"
          " SET status = 'PUBLISHING', lease_owner = ?,"
-         " lease_until = CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
+         " lease_until = CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND,"
+         " next_attempt_at = CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
          " WHERE event_id IN (" +
          placeholders(capacity) + ")";
 }
@@ -50,7 +117,7 @@ std::string lease_rows(size_t capacity) {
 std::string mark_published(size_t capacity) {
   return "UPDATE outbox_event"
          " SET status = 'PUBLISHED', published_at = CURRENT_TIMESTAMP(6), published_by = ?,"
-         " lease_owner = NULL, lease_until = NULL"
+         " lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL"
          " WHERE event_id IN (" +
          placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
 }
@@ -62,7 +129,7 @@ std::string select_marked_by(size_t capacity) {
 
 std::string release(size_t capacity) {
   return "UPDATE outbox_event"
-         " SET status = 'PENDING', lease_owner = NULL, lease_until = NULL"
+         " SET status = 'PENDING', lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL"
          " WHERE event_id IN (" +
          placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
 }
@@ -70,6 +137,27 @@ std::string release(size_t capacity) {
 std::string select_released(size_t capacity) {
   return "SELECT event_id FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
          ") AND status = 'PENDING' AND lease_owner IS NULL";
+}
+
+std::string record_retriable_failure(size_t capacity) {
+  // Every right-hand side reads attempts before "attempts = attempts + 1" is assigned (it is
+  // the last assignment that uses it), so MySQL's left-to-right assignment and MariaDB's
+  // SIMULTANEOUS_ASSIGNMENT mode give the same result.
+  return "UPDATE outbox_event"
+         " SET status = IF(attempts + 1 >= ?, 'FAILED', 'RETRY'),"
+         " next_attempt_at = IF(attempts + 1 >= ?, NULL, CURRENT_TIMESTAMP(6) + INTERVAL"
+         " FLOOR(LEAST(?, ? * POW(2, LEAST(attempts, 60))) * (0.5 + RAND() / 2)) MICROSECOND),"
+         " attempts = attempts + 1, last_error = ?, lease_owner = NULL, lease_until = NULL"
+         " WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
+}
+
+std::string record_permanent_failure(size_t capacity) {
+  return "UPDATE outbox_event"
+         " SET status = 'FAILED', next_attempt_at = NULL, attempts = attempts + 1,"
+         " last_error = ?, lease_owner = NULL, lease_until = NULL"
+         " WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
 }
 
 }  // namespace outbox::claim_sql

@@ -12,10 +12,25 @@ namespace outbox {
 
 // Rows this worker now holds: status PUBLISHING, lease_owner = token.
 struct ClaimedBatch {
+  explicit ClaimedBatch(LeaseToken claim_token) : token(std::move(claim_token)) {}
+
   LeaseToken token;
   std::vector<OutboxEvent> events;
-  // Event ids among `events` whose previous lease had expired (a dead or stalled owner).
+  // "<event id> (was <owner>)" for events whose previous lease had expired (a dead or
+  // stalled owner).
   std::vector<std::string> reclaimed;
+  // How many of `events` are RETRY rows whose backoff ended.
+  size_t retried = 0;
+  // Rows this claim found held back by an older event of their aggregate and parked as
+  // BLOCKED instead of claiming (per-aggregate ordering). A claim can park rows and return no
+  // events while more are claimable. Pass them to wake_successors() after the claim.
+  std::vector<std::string> parked;
+};
+
+// Why a delivery failed, as it is stored on the row.
+struct PublishFailure {
+  bool permanent = false;  // FAILED at once; otherwise RETRY with backoff until max attempts
+  std::string error;       // last_error
 };
 
 // What a conditional update (mark or release) did. Rows the condition refused are events whose
@@ -32,18 +47,31 @@ class ClaimStore {
  public:
   virtual ~ClaimStore() = default;
 
-  // Takes up to `limit` rows (expired leases first, then PENDING in created_at order) and
-  // leases them to `token` until database now + `lease`.
+  // Takes up to `limit` rows (expired leases and finished backoffs first, then PENDING in
+  // created_at order) and leases them to `token` until database now + `lease`.
   virtual Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease) = 0;
 
   // PUBLISHING -> PUBLISHED for rows still leased to `token`; only for confirmed deliveries.
   virtual Outcome<LeaseUpdateResult> mark_published(const LeaseToken& token,
                                                     const std::vector<std::string>& ids) = 0;
 
-  // PUBLISHING -> PENDING for rows still leased to `token`, so they are claimed again at once
-  // instead of waiting for the lease to end.
+  // PUBLISHING -> PENDING for rows still leased to `token`, without counting an attempt: for
+  // deliveries the relay itself gave up on (drain deadline, producer replaced).
   virtual Outcome<LeaseUpdateResult> release(const LeaseToken& token,
                                              const std::vector<std::string>& ids) = 0;
+
+  // PUBLISHING -> RETRY (backoff) or FAILED for rows still leased to `token` whose delivery
+  // failed; counts an attempt and stores the error.
+  virtual Outcome<LeaseUpdateResult> record_failure(const LeaseToken& token,
+                                                    const std::vector<std::string>& ids,
+                                                    const PublishFailure& failure) = 0;
+
+  // Per-aggregate ordering: wakes the BLOCKED events of these events' aggregates that nothing
+  // holds back any more. Call it after a mark (with the marked ids) and after a claim that
+  // parked rows (with the parked ids), each time after that transaction committed: then of
+  // two relays racing (one parks a successor while the other publishes its predecessor) one
+  // of the two checks sees the other's commit, and no wakeup is lost. Returns how many woke.
+  virtual Outcome<size_t> wake_successors(const std::vector<std::string>& ids) = 0;
 
   // Whether the store's session is usable; false after a connection error.
   virtual bool connected() const = 0;

@@ -22,8 +22,9 @@ struct DeliveryOutcome {
   std::string topic;
   int32_t partition = -1;
   int64_t offset = -1;
-  int error_code = 0;  // rd_kafka_resp_err_t, 0 when delivered
-  std::string error;   // "ERR_NAME: broker or client message"
+  int error_code = 0;                                   // rd_kafka_resp_err_t, 0 when delivered
+  std::chrono::steady_clock::time_point reported_at{};  // when the delivery report arrived
+  std::string error;                                    // "ERR_NAME: broker or client message"
 };
 
 // The messages of one claimed batch after they were handed to the producer.

@@ -38,6 +38,7 @@ void KafkaBatch::on_delivery(rd_kafka_t* /*handle*/, const rd_kafka_message_t* m
                              void* /*opaque*/) {
   auto* slot = static_cast<Slot*>(message->_private);
   DeliveryOutcome outcome;
+  outcome.reported_at = std::chrono::steady_clock::now();
   outcome.topic = rd_kafka_topic_name(message->rkt);
   outcome.partition = message->partition;
   if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) {

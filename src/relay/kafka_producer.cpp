@@ -10,10 +10,11 @@
 namespace outbox {
 
 Outcome<std::shared_ptr<ProducerHandle>> ProducerHandle::create(const KafkaSettings& kafka,
-                                                                int generation) {
+                                                                int generation,
+                                                                std::atomic<uint64_t>* errors) {
   Outcome<RdKafkaConf> conf = make_producer_conf(kafka);
   if (!conf) return conf.error();
-  std::shared_ptr<ProducerHandle> producer(new ProducerHandle(generation));
+  std::shared_ptr<ProducerHandle> producer(new ProducerHandle(generation, errors));
   rd_kafka_conf_set_opaque(conf.value().get(), producer.get());
   rd_kafka_conf_set_dr_msg_cb(conf.value().get(), KafkaBatch::on_delivery);
   rd_kafka_conf_set_error_cb(conf.value().get(), ProducerHandle::on_error);
@@ -47,6 +48,7 @@ std::string ProducerHandle::fatal_reason() const {
 void ProducerHandle::on_error(rd_kafka_t* handle, int error, const char* reason, void* opaque) {
   auto* self = static_cast<ProducerHandle*>(opaque);
   const auto code = static_cast<rd_kafka_resp_err_t>(error);
+  if (self->errors_ != nullptr) ++*self->errors_;
   if (code == RD_KAFKA_RESP_ERR__FATAL) {
     std::array<char, 512> text{};
     const rd_kafka_resp_err_t underlying = rd_kafka_fatal_error(handle, text.data(), text.size());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,8 +19,9 @@ namespace outbox {
 // possibly-persisted error to fatal, and a fatal producer never produces again).
 class ProducerHandle {
  public:
-  static Outcome<std::shared_ptr<ProducerHandle>> create(const KafkaSettings& kafka,
-                                                         int generation);
+  // `errors` (may be null) counts the error callbacks librdkafka makes.
+  static Outcome<std::shared_ptr<ProducerHandle>> create(const KafkaSettings& kafka, int generation,
+                                                         std::atomic<uint64_t>* errors);
   ~ProducerHandle();
   ProducerHandle(const ProducerHandle&) = delete;
   ProducerHandle& operator=(const ProducerHandle&) = delete;
@@ -37,10 +39,12 @@ class ProducerHandle {
   Status probe(std::chrono::milliseconds timeout);
 
  private:
-  explicit ProducerHandle(int generation) : generation_(generation) {}
+  ProducerHandle(int generation, std::atomic<uint64_t>* errors)
+      : generation_(generation), errors_(errors) {}
   static void on_error(rd_kafka_t* handle, int error, const char* reason, void* opaque);
 
   int generation_;
+  std::atomic<uint64_t>* errors_;
   RdKafkaHandle handle_;
   std::atomic<bool> fatal_{false};
   std::atomic<bool> all_brokers_down_{false};

@@ -58,18 +58,21 @@ DeliveryOutcome not_sent(const std::string& topic, rd_kafka_resp_err_t error,
 }  // namespace
 
 Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSettings& kafka,
-                                                                TopicRouter router) {
-  Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1);
+                                                                TopicRouter router,
+                                                                std::atomic<uint64_t>* errors) {
+  Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1, errors);
   if (!producer) return producer.error();
   log_kafka_properties(producer_properties(kafka));
   return std::unique_ptr<KafkaPublisher>(
-      new KafkaPublisher(kafka, std::move(router), std::move(producer).value()));
+      new KafkaPublisher(kafka, std::move(router), std::move(producer).value(), errors));
 }
 
 KafkaPublisher::KafkaPublisher(KafkaSettings kafka, TopicRouter router,
-                               std::shared_ptr<ProducerHandle> producer)
+                               std::shared_ptr<ProducerHandle> producer,
+                               std::atomic<uint64_t>* errors)
     : kafka_(std::move(kafka)),
       router_(std::move(router)),
+      errors_(errors),
       delivery_timeout_(effective_delivery_timeout(kafka_)),
       producer_(std::move(producer)) {}
 
@@ -77,7 +80,7 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   std::lock_guard lock(mutex_);
   if (producer_->fatal()) {
     const int next = producer_->generation() + 1;
-    Outcome<std::shared_ptr<ProducerHandle>> fresh = ProducerHandle::create(kafka_, next);
+    Outcome<std::shared_ptr<ProducerHandle>> fresh = ProducerHandle::create(kafka_, next, errors_);
     if (!fresh) {
       spdlog::error("cannot replace kafka producer #{} after its fatal error: {}",
                     producer_->generation(), fresh.error().message);
@@ -156,6 +159,15 @@ void KafkaPublisher::abandon_in_flight() {
       rd_kafka_purge(old->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
     }
   }
+}
+
+bool KafkaPublisher::healthy() {
+  const std::shared_ptr<ProducerHandle> producer = current();
+  return !producer->fatal() && !producer->all_brokers_down() && broker_seen_.load();
+}
+
+long KafkaPublisher::queue_length() {
+  return rd_kafka_outq_len(current()->get());
 }
 
 Status KafkaPublisher::probe(std::chrono::milliseconds timeout) {

@@ -17,8 +17,10 @@ namespace outbox {
 // value = payload, headers event_id / event_type / event_version / aggregate_type.
 class KafkaPublisher final : public Publisher {
  public:
+  // `errors` (may be null) counts librdkafka's error callbacks, across producer replacements.
   static Outcome<std::unique_ptr<KafkaPublisher>> create(const KafkaSettings& kafka,
-                                                         TopicRouter router);
+                                                         TopicRouter router,
+                                                         std::atomic<uint64_t>* errors = nullptr);
 
   std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events) override;
   bool ready() override;
@@ -26,15 +28,21 @@ class KafkaPublisher final : public Publisher {
 
   // Start-up check: a broker answers within `timeout`.
   Status probe(std::chrono::milliseconds timeout);
+  // For /readyz, without contacting the broker: no fatal error, not every broker down.
+  bool healthy();
+  // Messages librdkafka holds (queued and in flight), for metrics.
+  long queue_length();
 
  private:
-  KafkaPublisher(KafkaSettings kafka, TopicRouter router, std::shared_ptr<ProducerHandle> producer);
+  KafkaPublisher(KafkaSettings kafka, TopicRouter router, std::shared_ptr<ProducerHandle> producer,
+                 std::atomic<uint64_t>* errors);
   // The producer to use now; a producer that hit a fatal error is retired here and replaced.
   // Its in-flight messages still get their reports (acknowledged or not) on the old handle.
   std::shared_ptr<ProducerHandle> current();
 
   KafkaSettings kafka_;
   TopicRouter router_;
+  std::atomic<uint64_t>* errors_;
   Micros delivery_timeout_;
   std::mutex mutex_;
   std::shared_ptr<ProducerHandle> producer_;

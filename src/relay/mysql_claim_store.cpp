@@ -1,6 +1,7 @@
 #include "mysql_claim_store.hpp"
 
 #include <cppconn/exception.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <unordered_set>
@@ -30,8 +31,12 @@ std::vector<std::string> missing_from(const std::vector<std::string>& ids,
 
 }  // namespace
 
-MysqlClaimStore::MysqlClaimStore(std::unique_ptr<MysqlSession> session, Micros reclaim_interval)
-    : session_(std::move(session)), reclaim_interval_(reclaim_interval) {}
+MysqlClaimStore::MysqlClaimStore(std::unique_ptr<MysqlSession> session, ClaimPolicy policy)
+    : session_(std::move(session)), policy_(std::move(policy)) {
+  if (!policy_.due_scans) {
+    policy_.due_scans = std::make_shared<DueScanSchedule>(policy_.due_scan_interval);
+  }
+}
 
 template <typename T, typename Body>
 Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
@@ -46,12 +51,20 @@ Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
   }
 }
 
-void MysqlClaimStore::scan(const std::string& sql, size_t limit, bool expired,
-                           ClaimedBatch& batch) {
+void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
+                           std::vector<std::string>& blocked) {
+  const std::string sql = kind == ScanKind::kPending ? claim_sql::select_pending(policy_.ordering)
+                          : kind == ScanKind::kExpired
+                              ? claim_sql::select_expired(policy_.ordering)
+                              : claim_sql::select_retry_due(policy_.ordering);
   sql::PreparedStatement& statement = session_->prepare(sql);
   statement.setUInt64(1, limit);
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
   while (rows->next()) {
+    if (rows->getInt(9) != 0) {
+      blocked.push_back(rows->getString(1));
+      continue;
+    }
     OutboxEvent event;
     event.event_id = rows->getString(1);
     event.aggregate_type = rows->getString(2);
@@ -60,9 +73,40 @@ void MysqlClaimStore::scan(const std::string& sql, size_t limit, bool expired,
     event.event_version = rows->getInt64(5);
     event.payload = rows->getString(6);
     event.age_at_claim_us = rows->getInt64(7);
-    if (expired) batch.reclaimed.push_back(event.event_id + " (was " + rows->getString(8) + ")");
+    event.attempts = rows->getInt(8);
+    if (kind == ScanKind::kExpired) {
+      batch.reclaimed.push_back(event.event_id + " (was " + rows->getString(10) + ")");
+    } else if (kind == ScanKind::kRetryDue) {
+      ++batch.retried;
+    }
     batch.events.push_back(std::move(event));
   }
+}
+
+void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked) {
+  sql::PreparedStatement& statement =
+      session_->prepare(claim_sql::select_blocked_due(policy_.ordering));
+  statement.setUInt64(1, limit);
+  std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
+  std::vector<std::string> free;
+  while (rows->next()) {
+    (rows->getInt(2) != 0 ? still_blocked : free).push_back(rows->getString(1));
+  }
+  rows.reset();
+  if (free.empty()) return;
+  // A wakeup that a crash between a mark and its wake check lost: this safety net finds it.
+  spdlog::info("{} blocked events found free on recheck: back to PENDING", free.size());
+  for_each_id_chunk(free, claim_sql::wake_blocked, 1,
+                    [](sql::PreparedStatement& wake, unsigned) { wake.executeUpdate(); });
+}
+
+void MysqlClaimStore::park(const std::vector<std::string>& ids) {
+  for_each_id_chunk(ids, claim_sql::park_blocked, 3,
+                    [&](sql::PreparedStatement& statement, unsigned) {
+                      statement.setInt64(1, policy_.blocked_recheck_max.count());
+                      statement.setInt64(2, policy_.blocked_recheck_min.count());
+                      statement.executeUpdate();
+                    });
 }
 
 template <typename MakeSql, typename Run>
@@ -92,22 +136,22 @@ std::unordered_set<std::string> MysqlClaimStore::select_ids(const std::vector<st
 
 Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t limit, Micros lease) {
   return in_transaction<ClaimedBatch>("claim", [&] {
-    ClaimedBatch batch{token, {}, {}};
-    const auto now = std::chrono::steady_clock::now();
-    const bool reclaim_due = now >= next_reclaim_scan_;
-    if (reclaim_due) {
-      scan(claim_sql::select_expired(), limit, true, batch);
-      next_reclaim_scan_ = now + reclaim_interval_;
+    ClaimedBatch batch(token);
+    std::vector<std::string>& parked = batch.parked;
+    if (policy_.due_scans->take_turn()) {
+      scan(ScanKind::kExpired, limit, batch, parked);
+      if (batch.events.size() < limit) {
+        scan(ScanKind::kRetryDue, limit - batch.events.size(), batch, parked);
+      }
+      recheck_blocked(limit, parked);
     }
     if (batch.events.size() < limit) {
-      scan(claim_sql::select_pending(), limit - batch.events.size(), false, batch);
+      scan(ScanKind::kPending, limit - batch.events.size(), batch, parked);
     }
-    if (!reclaim_due && batch.events.size() < limit) {
-      // A short pending scan means the backlog is drained: a good moment to look for
-      // expired leases too, so an idle relay still picks up a dead peer's rows promptly.
-      scan(claim_sql::select_expired(), limit - batch.events.size(), true, batch);
-      next_reclaim_scan_ = now + reclaim_interval_;
-    }
+    // Rows held back by an older event of their aggregate leave the PENDING range, so later
+    // claims never read them again (claim cost stays O(batch)); a mark of that older event
+    // wakes them.
+    if (!parked.empty()) park(parked);
     if (batch.events.empty()) return batch;
 
     std::vector<std::string> ids;
@@ -115,10 +159,11 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
     for (const OutboxEvent& event : batch.events)
       ids.push_back(event.event_id);
     size_t leased = 0;
-    for_each_id_chunk(ids, claim_sql::lease_rows, 3,
+    for_each_id_chunk(ids, claim_sql::lease_rows, 4,
                       [&](sql::PreparedStatement& statement, unsigned) {
                         statement.setString(1, token.value());
                         statement.setInt64(2, lease.count());
+                        statement.setInt64(3, lease.count());
                         leased += static_cast<size_t>(statement.executeUpdate());
                       });
     if (leased != ids.size()) {
@@ -127,6 +172,22 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
                               std::to_string(ids.size()) + " locked rows");
     }
     return batch;
+  });
+}
+
+Outcome<size_t> MysqlClaimStore::wake_successors(const std::vector<std::string>& ids) {
+  if (policy_.ordering != Ordering::kPerAggregate || ids.empty()) return size_t{0};
+  return in_transaction<size_t>("wake blocked events", [&] {
+    const std::unordered_set<std::string> free =
+        select_ids(ids, claim_sql::select_wakeable, nullptr);
+    if (free.empty()) return size_t{0};
+    const std::vector<std::string> wake(free.begin(), free.end());
+    size_t changed = 0;
+    for_each_id_chunk(wake, claim_sql::wake_blocked, 1,
+                      [&](sql::PreparedStatement& statement, unsigned) {
+                        changed += static_cast<size_t>(statement.executeUpdate());
+                      });
+    return changed;
   });
 }
 
@@ -165,6 +226,38 @@ Outcome<LeaseUpdateResult> MysqlClaimStore::release(const LeaseToken& token,
       // Rows we released are locked by this transaction, so they read PENDING and unleased;
       // anything else is leased to (or published by) another claim.
       result.lease_lost = missing_from(ids, select_ids(ids, claim_sql::select_released, nullptr));
+    }
+    return result;
+  });
+}
+
+Outcome<LeaseUpdateResult> MysqlClaimStore::record_failure(const LeaseToken& token,
+                                                           const std::vector<std::string>& ids,
+                                                           const PublishFailure& failure) {
+  // last_error is VARCHAR(1024): a longer text would be rejected in strict mode, and a
+  // rejected statement would leave the row to its lease instead of recording the failure.
+  const std::string error = failure.error.substr(0, kMaxLastErrorLength);
+  return in_transaction<LeaseUpdateResult>("record failure", [&] {
+    LeaseUpdateResult result;
+    if (ids.empty()) return result;
+    if (failure.permanent) {
+      for_each_id_chunk(ids, claim_sql::record_permanent_failure, 2,
+                        [&](sql::PreparedStatement& statement, unsigned next) {
+                          statement.setString(1, error);
+                          statement.setString(next, token.value());
+                          result.changed += static_cast<size_t>(statement.executeUpdate());
+                        });
+    } else {
+      for_each_id_chunk(ids, claim_sql::record_retriable_failure, 6,
+                        [&](sql::PreparedStatement& statement, unsigned next) {
+                          statement.setInt(1, policy_.max_attempts);
+                          statement.setInt(2, policy_.max_attempts);
+                          statement.setInt64(3, policy_.retry_backoff_max.count());
+                          statement.setInt64(4, policy_.retry_backoff_initial.count());
+                          statement.setString(5, error);
+                          statement.setString(next, token.value());
+                          result.changed += static_cast<size_t>(statement.executeUpdate());
+                        });
     }
     return result;
   });

@@ -5,23 +5,49 @@
 #include <string>
 #include <unordered_set>
 
+#include "claim_sql.hpp"
 #include "claim_store.hpp"
 #include "mysql/mysql_session.hpp"
+#include "poll_schedule.hpp"
 
 namespace outbox {
+
+// last_error's column width; longer error texts are cut.
+inline constexpr size_t kMaxLastErrorLength = 1024;
+
+// How claims pick rows and how failures are recorded.
+struct ClaimPolicy {
+  Ordering ordering = Ordering::kPerAggregate;
+  // Expired leases, finished backoffs and BLOCKED rechecks are looked for at most this often:
+  // they are rare, and an idle relay should not pay for their scans on every poll. Workers of
+  // one process share `due_scans`, so the interval holds per process; without one, each store
+  // keeps its own.
+  Micros due_scan_interval = std::chrono::seconds(1);
+  std::shared_ptr<DueScanSchedule> due_scans;
+  int max_attempts = 10;
+  // A BLOCKED row is woken when the event before it is published; as a safety net (a relay
+  // that died between its mark and its wake check) it is also rechecked after age / 10, within
+  // these bounds.
+  Micros blocked_recheck_min = std::chrono::seconds(1);
+  Micros blocked_recheck_max = std::chrono::seconds(60);
+  Micros retry_backoff_initial = std::chrono::seconds(1);
+  Micros retry_backoff_max = std::chrono::minutes(5);
+};
 
 // ClaimStore over one MySQL session (one per worker). The SQL is in claim_sql.*.
 class MysqlClaimStore final : public ClaimStore {
  public:
-  // Expired leases are rare (a relay died or stalled), so their scan runs at most once per
-  // `reclaim_interval`, plus whenever the pending scan comes back short.
-  MysqlClaimStore(std::unique_ptr<MysqlSession> session, Micros reclaim_interval);
+  MysqlClaimStore(std::unique_ptr<MysqlSession> session, ClaimPolicy policy);
 
   Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease) override;
   Outcome<LeaseUpdateResult> mark_published(const LeaseToken& token,
                                             const std::vector<std::string>& ids) override;
   Outcome<LeaseUpdateResult> release(const LeaseToken& token,
                                      const std::vector<std::string>& ids) override;
+  Outcome<LeaseUpdateResult> record_failure(const LeaseToken& token,
+                                            const std::vector<std::string>& ids,
+                                            const PublishFailure& failure) override;
+  Outcome<size_t> wake_successors(const std::vector<std::string>& ids) override;
   bool connected() const override { return !broken_; }
 
  private:
@@ -30,8 +56,14 @@ class MysqlClaimStore final : public ClaimStore {
   template <typename T, typename Body>
   Outcome<T> in_transaction(const char* what, Body&& body);
 
-  // Appends rows of an executed claim scan to the batch.
-  void scan(const std::string& sql, size_t limit, bool expired, ClaimedBatch& batch);
+  enum class ScanKind { kPending, kExpired, kRetryDue };
+  // Appends the rows of one claim scan to the batch, or to `blocked` when an older event of
+  // their aggregate is unpublished.
+  void scan(ScanKind kind, size_t limit, ClaimedBatch& batch, std::vector<std::string>& blocked);
+  // The safety net: wakes due BLOCKED rows that are free; collects those still held back.
+  void recheck_blocked(size_t limit, std::vector<std::string>& still_blocked);
+  // Parks rows as BLOCKED (they must be locked by this transaction).
+  void park(const std::vector<std::string>& ids);
 
   // Prepares make_sql(capacity) for each chunk of ids, binds the chunk from parameter
   // ids_start on, then calls run(statement, index after the id list) to bind the rest and
@@ -46,8 +78,7 @@ class MysqlClaimStore final : public ClaimStore {
                                              const std::string* owner);
 
   std::unique_ptr<MysqlSession> session_;
-  Micros reclaim_interval_;
-  std::chrono::steady_clock::time_point next_reclaim_scan_{};
+  ClaimPolicy policy_;
   bool broken_ = false;
 };
 

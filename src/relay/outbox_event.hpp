@@ -13,6 +13,8 @@ struct OutboxEvent {
   std::string event_type;
   int64_t event_version = 0;
   std::string payload;
+  // Failed publish attempts so far.
+  int attempts = 0;
   // Age of the row at claim time, by the database clock (created -> claimed).
   int64_t age_at_claim_us = 0;
 };

@@ -8,16 +8,23 @@
 #include <thread>
 #include <vector>
 
+#include "backlog_monitor.hpp"
 #include "backoff.hpp"
 #include "config/config_diagnostics.hpp"
+#include "config_reload.hpp"
+#include "health_board.hpp"
+#include "http_endpoint.hpp"
 #include "interruptible_sleep.hpp"
 #include "kafka_publisher.hpp"
 #include "lease_token.hpp"
+#include "metrics_exposition.hpp"
 #include "mysql/mysql_session.hpp"
 #include "mysql_claim_store.hpp"
 #include "progress_reporter.hpp"
 #include "signal_watcher.hpp"
 #include "startup_checks.hpp"
+#include "status_pulse.hpp"
+#include "systemd_notify.hpp"
 #include "worker.hpp"
 
 namespace outbox {
@@ -27,9 +34,11 @@ using std::chrono::milliseconds;
 
 enum class Readiness { kReady, kStopped, kFatal };
 
-Readiness wait_for_database(const RelayConfig& config, const std::stop_token& stop) {
+Readiness wait_for_database(const RelayConfig& config, HealthBoard& health,
+                            const std::stop_token& stop) {
   Backoff backoff(config.relay.backoff_initial, config.relay.backoff_max);
   while (!stop.stop_requested()) {
+    health.tick(-1);
     std::string problem;
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, SessionSettings{});
@@ -37,6 +46,7 @@ Readiness wait_for_database(const RelayConfig& config, const std::stop_token& st
       const CheckResult check = check_database(*session.value());
       if (check.verdict == CheckVerdict::kOk) {
         spdlog::info("mysql {} ready: {}", config.mysql.describe(), check.message);
+        health.set_database_ok(true);
         return Readiness::kReady;
       }
       if (check.verdict == CheckVerdict::kFatal) {
@@ -49,15 +59,17 @@ Readiness wait_for_database(const RelayConfig& config, const std::stop_token& st
     }
     const Micros pause = backoff.next();
     spdlog::warn("waiting for MySQL: {}; retrying in {}", problem, format_pause(pause));
+    systemd::notify_status("waiting for MySQL: " + problem);
     sleep_unless_stopped(stop, pause);
   }
   return Readiness::kStopped;
 }
 
-Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher,
+Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher, HealthBoard& health,
                           const std::stop_token& stop) {
   Backoff backoff(config.relay.backoff_initial, config.relay.backoff_max);
   while (!stop.stop_requested()) {
+    health.tick(-1);
     const Status probed = publisher.probe(milliseconds(2000));
     if (probed) {
       spdlog::info("kafka {} ready", config.kafka.bootstrap_servers);
@@ -66,6 +78,7 @@ Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher,
     const Micros pause = backoff.next();
     spdlog::warn("waiting for Kafka {}: {}; retrying in {}", config.kafka.bootstrap_servers,
                  probed.error().message, format_pause(pause));
+    systemd::notify_status("waiting for Kafka: " + probed.error().message);
     sleep_unless_stopped(stop, pause);
   }
   return Readiness::kStopped;
@@ -80,15 +93,61 @@ TopicRouter make_router(const KafkaSettings& kafka) {
   return TopicRouter(TopicTemplate::parse(kafka.topic).value(), std::move(overrides));
 }
 
+ClaimStoreFactory store_factory(const RelayConfig& config,
+                                std::shared_ptr<DueScanSchedule> due_scans) {
+  return [&config, due_scans]() -> Outcome<std::unique_ptr<ClaimStore>> {
+    Outcome<std::unique_ptr<MysqlSession>> session =
+        MysqlSession::open(config.mysql, SessionSettings{});
+    if (!session) return session.error();
+    ClaimPolicy policy;
+    policy.ordering = config.relay.ordering;
+    policy.due_scan_interval = config.relay.reclaim_interval;
+    policy.due_scans = due_scans;
+    policy.max_attempts = config.relay.max_attempts;
+    policy.retry_backoff_initial = config.relay.retry_backoff_initial;
+    policy.retry_backoff_max = config.relay.retry_backoff_max;
+    return std::unique_ptr<ClaimStore>(
+        std::make_unique<MysqlClaimStore>(std::move(session).value(), policy));
+  };
+}
+
+// SIGHUP: re-read and validate the file; apply what can change at runtime, keep everything on
+// any error, and name what needs a restart.
+void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
+  ConfigDiagnostics diagnostics(file);
+  const std::optional<RelayConfig> fresh =
+      load_relay_config(file, process_environment(), diagnostics);
+  if (!fresh) {
+    spdlog::error("SIGHUP: {} is not valid; keeping the running configuration:\n{}", file,
+                  diagnostics.render());
+    return;
+  }
+  const std::vector<std::string> need_restart = apply_reload(running, *fresh, live);
+  running.log.level = fresh->log.level;
+  running.relay.batch_size = fresh->relay.batch_size;
+  running.relay.poll_interval = fresh->relay.poll_interval;
+  running.relay.poll_interval_max = fresh->relay.poll_interval_max;
+  spdlog::info(
+      "SIGHUP: reloaded {}: log.level {}, relay.batch_size {}, relay.poll_interval {}, "
+      "relay.poll_interval_max {}",
+      file, running.log.level, running.relay.batch_size,
+      format_duration(running.relay.poll_interval),
+      format_duration(running.relay.poll_interval_max));
+  for (const std::string& key : need_restart) {
+    spdlog::warn("SIGHUP: {} changed; it takes effect only after a restart", key);
+  }
+}
+
 }  // namespace
 
-int run_relay(const RelayConfig& config) {
+int run_relay(const RelayConfig& config, const std::string& config_file) {
   const std::string instance_id =
       config.relay.instance_id.empty() ? default_instance_id() : config.relay.instance_id;
   spdlog::info(
-      "outbox-relay starting: instance {}, {} workers, batch {}, lease {}, poll {}, mysql {}, "
-      "kafka {}",
+      "outbox-relay starting: instance {}, {} workers, batch {}, ordering {}, lease {}, poll {}, "
+      "mysql {}, kafka {}",
       instance_id, config.relay.workers, config.relay.batch_size,
+      config.relay.ordering == Ordering::kNone ? "none" : "per_aggregate",
       format_duration(config.relay.lease), format_duration(config.relay.poll_interval),
       config.mysql.describe(), config.kafka.bootstrap_servers);
   init_mysql_driver();
@@ -99,55 +158,95 @@ int run_relay(const RelayConfig& config) {
   std::mutex state_mutex;
   std::condition_variable_any state_changed;
   size_t workers_finished = 0;
+  RelayStats stats;
+  HealthBoard health(config.relay.workers);
+  PollSchedule polls(config.relay.poll_interval, config.relay.poll_interval_max);
+  LiveSettings live{static_cast<size_t>(config.relay.batch_size), polls};
+  RelayConfig running = config;
 
   const SignalWatcher signals(
       [&](int signal) {
         spdlog::info("{}: draining: no new claims, waiting up to {} for in-flight deliveries",
                      signal_name(signal), format_duration(config.relay.drain_timeout));
+        health.set_draining();
+        systemd::notify_stopping();
         drain.start(config.relay.drain_timeout);
         stop.request_stop();
       },
-      [] {
-        spdlog::info("SIGHUP: configuration reload is not supported; restart to apply changes");
-      });
+      [&] { reload(config_file, running, live); });
 
   Outcome<std::unique_ptr<KafkaPublisher>> publisher =
-      KafkaPublisher::create(config.kafka, make_router(config.kafka));
+      KafkaPublisher::create(config.kafka, make_router(config.kafka), &stats.broker_errors);
   if (!publisher) {
     spdlog::critical("{}", publisher.error().message);
     return kExitConfig;
   }
+  const BacklogMonitor backlog(config.mysql, config.metrics.backlog_interval, config.relay.ordering,
+                               health);
+  const auto stall_after =
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(config.metrics.stall_timeout);
+  const auto ready = [&] {
+    return health.started() && !health.draining() && health.database_ok() &&
+           publisher.value()->healthy();
+  };
+  std::unique_ptr<HttpEndpoint> http;
+  if (!config.metrics.listen.empty()) {
+    Outcome<std::unique_ptr<HttpEndpoint>> started = HttpEndpoint::start(
+        config.metrics.listen,
+        HttpHandlers{[&] {
+                       return render_metrics(MetricsSources{
+                           stats, backlog, health,
+                           [&] { return publisher.value()->queue_length(); }, ready});
+                     },
+                     [&] {
+                       const std::string stalled = health.stalled(stall_after);
+                       return stalled.empty() ? ProbeResult{true, "ok"}
+                                              : ProbeResult{false, "no progress: " + stalled};
+                     },
+                     [&] {
+                       if (ready()) return ProbeResult{true, "ready"};
+                       return ProbeResult{false, !health.started()   ? "starting"
+                                                 : health.draining() ? "draining"
+                                                 : !health.database_ok()
+                                                     ? "mysql unreachable"
+                                                     : "kafka unreachable or producer failed"};
+                     }});
+    if (!started) {
+      // Not EX_CONFIG: a port in use may be free on the next start.
+      spdlog::critical("{}", started.error().message);
+      return 1;
+    }
+    http = std::move(started).value();
+    spdlog::info("metrics and health on http://{}:{} (/metrics, /healthz, /readyz)",
+                 config.metrics.listen.substr(0, config.metrics.listen.rfind(':')), http->port());
+  }
 
-  for (Readiness ready : {wait_for_database(config, stop.get_token()),
-                          wait_for_broker(config, *publisher.value(), stop.get_token())}) {
-    if (ready == Readiness::kFatal) return kExitConfig;
-    if (ready == Readiness::kStopped) {
+  for (Readiness readiness :
+       {wait_for_database(config, health, stop.get_token()),
+        wait_for_broker(config, *publisher.value(), health, stop.get_token())}) {
+    if (readiness == Readiness::kFatal) return kExitConfig;
+    if (readiness == Readiness::kStopped) {
       spdlog::info("stopped before start-up completed; nothing was claimed");
       return 0;
     }
   }
 
-  RelayStats stats;
-  const ClaimStoreFactory open_store = [&config]() -> Outcome<std::unique_ptr<ClaimStore>> {
-    Outcome<std::unique_ptr<MysqlSession>> session =
-        MysqlSession::open(config.mysql, SessionSettings{});
-    if (!session) return session.error();
-    return std::unique_ptr<ClaimStore>(std::make_unique<MysqlClaimStore>(
-        std::move(session).value(), config.relay.reclaim_interval));
-  };
+  const ClaimStoreFactory open_store =
+      store_factory(config, std::make_shared<DueScanSchedule>(config.relay.reclaim_interval));
+  health.set_started();
   std::vector<std::jthread> workers;
   for (int index = 0; index < config.relay.workers; ++index) {
     WorkerSettings settings;
     settings.index = index;
     settings.instance_id = instance_id;
-    settings.batch_size = static_cast<size_t>(config.relay.batch_size);
     settings.lease = config.relay.lease;
-    settings.poll_interval = config.relay.poll_interval;
     settings.backoff_initial = config.relay.backoff_initial;
     settings.backoff_max = config.relay.backoff_max;
+    settings.max_attempts = config.relay.max_attempts;
     workers.emplace_back([&, settings] {
       const MysqlThreadScope thread_mysql;
-      Worker worker(settings, open_store, *publisher.value(), stats, drain);
+      Worker worker(settings, open_store,
+                    WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size});
       worker.run(stop.get_token());
       std::lock_guard lock(state_mutex);
       ++workers_finished;
@@ -155,7 +254,9 @@ int run_relay(const RelayConfig& config) {
     });
   }
   spdlog::info("relay running with {} workers", workers.size());
+  systemd::notify_ready();
   ProgressReporter progress(stats, config.log.stats_interval);
+  const StatusPulse pulse(stats, backlog, health, stall_after);
 
   std::unique_lock lock(state_mutex);
   state_changed.wait(lock, stop.get_token(), [] { return false; });

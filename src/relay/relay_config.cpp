@@ -53,6 +53,12 @@ RelaySettings read_relay(YamlSection section) {
   relay.lease = section.duration("lease", relay.lease, seconds(10), hours(1));
   relay.poll_interval =
       section.duration("poll_interval", relay.poll_interval, milliseconds(1), minutes(1));
+  relay.poll_interval_max =
+      section.duration("poll_interval_max", relay.poll_interval_max, milliseconds(1), minutes(1));
+  if (relay.poll_interval_max < relay.poll_interval) {
+    section.problem("poll_interval_max", "must not be shorter than relay.poll_interval (" +
+                                             format_duration(relay.poll_interval) + ")");
+  }
   relay.drain_timeout =
       section.duration("drain_timeout", relay.drain_timeout, seconds(1), minutes(10));
   relay.reclaim_interval =
@@ -64,8 +70,45 @@ RelaySettings read_relay(YamlSection section) {
     section.problem("backoff_max", "must not be shorter than relay.backoff_initial (" +
                                        format_duration(relay.backoff_initial) + ")");
   }
+  relay.ordering = section.choice("ordering", "per_aggregate", {"per_aggregate", "none"}) == "none"
+                       ? Ordering::kNone
+                       : Ordering::kPerAggregate;
+  relay.max_attempts =
+      static_cast<int>(section.integer("max_attempts", relay.max_attempts, 1, 1000));
+  relay.retry_backoff_initial = section.duration(
+      "retry_backoff_initial", relay.retry_backoff_initial, milliseconds(1), hours(1));
+  relay.retry_backoff_max =
+      section.duration("retry_backoff_max", relay.retry_backoff_max, milliseconds(1), hours(24));
+  if (relay.retry_backoff_max < relay.retry_backoff_initial) {
+    section.problem("retry_backoff_max", "must not be shorter than relay.retry_backoff_initial (" +
+                                             format_duration(relay.retry_backoff_initial) + ")");
+  }
   section.reject_unknown_keys();
   return relay;
+}
+
+MetricsSettings read_metrics(YamlSection section) {
+  MetricsSettings metrics;
+  metrics.listen = section.string("listen", metrics.listen);
+  if (!metrics.listen.empty()) {
+    const size_t colon = metrics.listen.rfind(':');
+    const std::string port = colon == std::string::npos ? "" : metrics.listen.substr(colon + 1);
+    const bool numeric = !port.empty() && port.size() <= 5 &&
+                         port.find_first_not_of("0123456789") == std::string::npos &&
+                         std::stoi(port) <= 65535;
+    if (colon == 0 || !numeric) {
+      section.problem("listen",
+                      "must be host:port (port 0 picks a free one) or \"\" to turn "
+                      "the endpoint off, got \"" +
+                          metrics.listen + "\"");
+    }
+  }
+  metrics.backlog_interval =
+      section.duration("backlog_interval", metrics.backlog_interval, seconds(1), hours(1));
+  metrics.stall_timeout =
+      section.duration("stall_timeout", metrics.stall_timeout, seconds(5), hours(1));
+  section.reject_unknown_keys();
+  return metrics;
 }
 
 }  // namespace
@@ -83,6 +126,7 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   YamlSection relay_section = root.section("relay");
   config.relay = read_relay(relay_section);
   config.log = read_log_section(root.section("log"));
+  config.metrics = read_metrics(root.section("metrics"));
   root.reject_unknown_keys();
 
   validate_producer_properties(config.kafka, diagnostics);
@@ -128,15 +172,28 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "batch_size" << YAML::Value << relay.batch_size;
   out << YAML::Key << "lease" << YAML::Value << duration(relay.lease);
   out << YAML::Key << "poll_interval" << YAML::Value << duration(relay.poll_interval);
+  out << YAML::Key << "poll_interval_max" << YAML::Value << duration(relay.poll_interval_max);
   out << YAML::Key << "drain_timeout" << YAML::Value << duration(relay.drain_timeout);
   out << YAML::Key << "reclaim_interval" << YAML::Value << duration(relay.reclaim_interval);
   out << YAML::Key << "backoff_initial" << YAML::Value << duration(relay.backoff_initial);
   out << YAML::Key << "backoff_max" << YAML::Value << duration(relay.backoff_max);
+  out << YAML::Key << "ordering" << YAML::Value
+      << (relay.ordering == Ordering::kNone ? "none" : "per_aggregate");
+  out << YAML::Key << "max_attempts" << YAML::Value << relay.max_attempts;
+  out << YAML::Key << "retry_backoff_initial" << YAML::Value
+      << duration(relay.retry_backoff_initial);
+  out << YAML::Key << "retry_backoff_max" << YAML::Value << duration(relay.retry_backoff_max);
   out << YAML::EndMap;
 
   out << YAML::Key << "log" << YAML::Value;
   emit_log_section(config.log, out);
-  out << YAML::EndMap;
+
+  out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "listen" << YAML::Value << config.metrics.listen;
+  out << YAML::Key << "backlog_interval" << YAML::Value
+      << duration(config.metrics.backlog_interval);
+  out << YAML::Key << "stall_timeout" << YAML::Value << duration(config.metrics.stall_timeout);
+  out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
 

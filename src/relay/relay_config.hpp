@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "claim_sql.hpp"
 #include "config/config_diagnostics.hpp"
 #include "config/duration.hpp"
 #include "config/env_substitution.hpp"
@@ -27,11 +28,25 @@ struct RelaySettings {
   int workers = 2;
   int batch_size = 500;
   Micros lease = std::chrono::seconds(60);
-  Micros poll_interval = std::chrono::milliseconds(100);
+  Micros poll_interval = std::chrono::milliseconds(25);
+  Micros poll_interval_max = std::chrono::milliseconds(500);
   Micros drain_timeout = std::chrono::seconds(20);
   Micros reclaim_interval = std::chrono::seconds(1);
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
+  Ordering ordering = Ordering::kPerAggregate;
+  int max_attempts = 10;
+  Micros retry_backoff_initial = std::chrono::seconds(1);
+  Micros retry_backoff_max = std::chrono::minutes(5);
+};
+
+// metrics.*: the HTTP endpoint (/metrics, /healthz, /readyz) and what it reports.
+struct MetricsSettings {
+  std::string listen = "127.0.0.1:9464";  // host:port; "" turns the endpoint off
+  Micros backlog_interval = std::chrono::seconds(15);
+  // /healthz fails (and systemd's watchdog is no longer fed) when a worker loop has not gone
+  // round for this long.
+  Micros stall_timeout = std::chrono::seconds(60);
 };
 
 struct RelayConfig {
@@ -39,6 +54,7 @@ struct RelayConfig {
   KafkaSettings kafka;
   RelaySettings relay;
   LogSettings log;
+  MetricsSettings metrics;
 };
 
 // Reads and validates the whole file. Every problem goes to `diagnostics` (all of them, with

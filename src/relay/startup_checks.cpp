@@ -22,13 +22,18 @@ CheckResult check_database(MysqlSession& session) {
                   " writes a STATEMENT binlog: FOR UPDATE SKIP LOCKED is unsafe to replicate "
                   "that way; set binlog_format=ROW (or MIXED) on the server"};
     }
-    for (const std::string& scan : {claim_sql::select_pending(), claim_sql::select_expired()}) {
+    for (const std::string& scan : {claim_sql::select_pending(Ordering::kPerAggregate),
+                                    claim_sql::select_expired(Ordering::kPerAggregate),
+                                    claim_sql::select_retry_due(Ordering::kPerAggregate)}) {
       sql::PreparedStatement& statement = session.prepare(scan);
       statement.setUInt64(1, 0);
       std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
     }
     std::unique_ptr<sql::ResultSet> columns(
-        session.prepare("SELECT published_by FROM outbox_event LIMIT 0").executeQuery());
+        session
+            .prepare("SELECT published_by, attempts, next_attempt_at, last_error, unpublished "
+                     "FROM outbox_event LIMIT 0")
+            .executeQuery());
     transaction.commit();
     return {CheckVerdict::kOk,
             "MySQL " + version + ", binlog " + (log_bin ? binlog_format : std::string("off"))};

@@ -2,10 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <librdkafka/rdkafka.h>
+
 #include <algorithm>
+#include <map>
 #include <thread>
 
 #include "failpoint.hpp"
+#include "failure_policy.hpp"
+#include "health_board.hpp"
 #include "interruptible_sleep.hpp"
 
 namespace outbox {
@@ -42,13 +47,15 @@ const char* describe(DeliveryStatus status) {
 
 }  // namespace
 
-Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, Publisher& publisher,
-               RelayStats& stats, const DrainDeadline& drain)
+Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShared shared)
     : settings_(std::move(settings)),
       open_store_(std::move(open_store)),
-      publisher_(publisher),
-      stats_(stats),
-      drain_(drain),
+      publisher_(shared.publisher),
+      stats_(shared.stats),
+      drain_(shared.drain),
+      polls_(shared.polls),
+      health_(shared.health),
+      batch_size_(shared.batch_size),
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
@@ -68,6 +75,7 @@ bool Worker::ensure_store() {
 
 void Worker::run(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
+    health_.tick(settings_.index);
     if (in_flight_.size() >= settings_.pipeline_depth) {
       settle_oldest();
       continue;
@@ -83,8 +91,12 @@ void Worker::run(const std::stop_token& stop) {
       continue;
     }
     const auto claim_started = steady_clock::now();
+    const size_t batch_size = batch_size_.load();
     const LeaseToken token(settings_.instance_id, settings_.index, ++claim_sequence_);
-    Outcome<ClaimedBatch> claimed = store_->claim(token, settings_.batch_size, settings_.lease);
+    Outcome<ClaimedBatch> claimed = store_->claim(token, batch_size, settings_.lease);
+    stats_.claim_seconds.Observe(
+        std::chrono::duration<double>(steady_clock::now() - claim_started).count());
+    health_.set_database_ok(claimed.ok());
     if (!claimed) {
       ++stats_.db_errors;
       const Micros pause = backoff_.next();
@@ -99,30 +111,50 @@ void Worker::run(const std::stop_token& stop) {
     }
     backoff_.reset();
     ClaimedBatch& batch = claimed.value();
+    if (!batch.parked.empty()) {
+      stats_.events_parked += batch.parked.size();
+      spdlog::debug("worker {}: claim {} parked {} events behind older ones of their aggregate",
+                    settings_.index, token.value(), batch.parked.size());
+      wake_successors(batch.parked, claim_started + settings_.lease);
+    }
     if (batch.events.empty()) {
+      // Rows parked as BLOCKED were not claimable, but rows behind them may be: look again.
+      if (!batch.parked.empty()) continue;
       if (!in_flight_.empty()) {
         settle_oldest();
         continue;
       }
-      sleep_unless_stopped(stop, settings_.poll_interval);
+      if (empty_streak_++ == 0) streak_started_ = steady_clock::now();
+      sleep_unless_stopped(stop, polls_.pause(empty_streak_, streak_started_));
       continue;
     }
+    empty_streak_ = 0;
+    polls_.found_work();
     if (!batch.reclaimed.empty()) {
       stats_.leases_reclaimed += batch.reclaimed.size();
       spdlog::info("worker {}: claim {} took over {} expired leases: {}", settings_.index,
                    token.value(), batch.reclaimed.size(), some_ids(batch.reclaimed));
+    }
+    if (batch.retried > 0) {
+      spdlog::info("worker {}: claim {} retries {} events whose backoff ended", settings_.index,
+                   token.value(), batch.retried);
     }
     const size_t count = batch.events.size();
     ++stats_.claims;
     stats_.events_claimed += count;
     stats_.events_in_flight += static_cast<int64_t>(count);
     spdlog::debug("worker {}: claim {} leased {} events", settings_.index, token.value(), count);
+    for (const OutboxEvent& event : batch.events) {
+      spdlog::debug("event {} PUBLISHING: claim {}, attempt {}", event.event_id, token.value(),
+                    event.attempts + 1);
+    }
+    const size_t parked = batch.parked.size();
     std::unique_ptr<InFlightDeliveries> deliveries = publisher_.send(batch.events);
-    in_flight_.push_back(
-        InFlightBatch{std::move(batch), std::move(deliveries), claim_started + settings_.lease});
+    in_flight_.push_back(InFlightBatch{std::move(batch), std::move(deliveries), claim_started,
+                                       claim_started + settings_.lease});
     // A short batch means the backlog is drained: settle now for latency instead of
     // pipelining another (most likely empty) claim.
-    if (count < settings_.batch_size) {
+    if (count + parked < batch_size) {
       while (!in_flight_.empty())
         settle_oldest();
     }
@@ -136,24 +168,61 @@ void Worker::settle_oldest() {
   in_flight_.pop_front();
   const std::vector<OutboxEvent>& events = batch.claim.events;
   while (!batch.deliveries->wait_until(steady_clock::now() + kReportWaitNotice)) {
+    health_.tick(settings_.index);  // waiting for librdkafka's bound, not stuck
     spdlog::warn("worker {}: claim {}: still waiting for delivery reports", settings_.index,
                  batch.claim.token.value());
   }
   std::vector<std::string> delivered;
-  std::vector<std::string> failed;
+  std::vector<std::string> given_up;  // the relay's own decision: back to PENDING
+  std::vector<std::string> failed;    // every id that was not delivered, for the summary
+  // One statement per distinct (permanent, error): a batch usually fails for one reason.
+  std::map<std::pair<bool, std::string>, std::vector<std::string>> failures;
   delivered.reserve(events.size());
   const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
   for (size_t i = 0; i < events.size(); ++i) {
+    const OutboxEvent& event = events[i];
     const DeliveryOutcome& outcome = outcomes[i];
     if (outcome.status == DeliveryStatus::kDelivered) {
-      delivered.push_back(events[i].event_id);
-      spdlog::debug("event {} delivered to {}[{}]@{}", events[i].event_id, outcome.topic,
-                    outcome.partition, outcome.offset);
-    } else {
-      failed.push_back(events[i].event_id);
-      spdlog::info("event {} {} (topic {}): {}; releasing it to PENDING", events[i].event_id,
-                   describe(outcome.status), outcome.topic, outcome.error);
+      delivered.push_back(event.event_id);
+      const double since_claim =
+          std::chrono::duration<double>(outcome.reported_at - batch.claimed_at).count();
+      stats_.claim_to_ack_seconds.Observe(since_claim);
+      stats_.created_to_ack_seconds.Observe(static_cast<double>(event.age_at_claim_us) / 1e6 +
+                                            since_claim);
+      continue;
     }
+    failed.push_back(event.event_id);
+    stats_.count_failure(rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(outcome.error_code)));
+    const FailureDisposition disposition = classify_failure(outcome.error_code);
+    const int attempt = event.attempts + 1;
+    switch (disposition) {
+      case FailureDisposition::kNotAttempted:
+        given_up.push_back(event.event_id);
+        spdlog::info("event {} {} (topic {}): {}; back to PENDING, no attempt counted",
+                     event.event_id, describe(outcome.status), outcome.topic, outcome.error);
+        continue;
+      case FailureDisposition::kPermanent:
+        spdlog::error("event {} FAILED: {} (topic {}): {}; it stays FAILED until requeued",
+                      event.event_id, describe(outcome.status), outcome.topic, outcome.error);
+        break;
+      case FailureDisposition::kRetry:
+        if (attempt >= settings_.max_attempts) {
+          spdlog::error("event {} FAILED after {} attempts: {} (topic {}): {}", event.event_id,
+                        attempt, describe(outcome.status), outcome.topic, outcome.error);
+        } else {
+          spdlog::info("event {} attempt {} of {}: {} (topic {}): {}; retrying after backoff",
+                       event.event_id, attempt, settings_.max_attempts, describe(outcome.status),
+                       outcome.topic, outcome.error);
+        }
+        break;
+    }
+    const bool permanent = disposition == FailureDisposition::kPermanent;
+    if (permanent || attempt >= settings_.max_attempts) {
+      ++stats_.events_failed;
+    } else {
+      ++stats_.events_retrying;
+    }
+    failures[{permanent, outcome.error}].push_back(event.event_id);
   }
   if (!failed.empty()) {
     stats_.deliveries_failed += failed.size();
@@ -170,7 +239,18 @@ void Worker::settle_oldest() {
     return;
   }
   mark(batch, delivered);
-  release(batch, failed);
+  if (spdlog::should_log(spdlog::level::debug)) {
+    for (size_t i = 0; i < events.size(); ++i) {
+      const DeliveryOutcome& outcome = outcomes[i];
+      if (outcome.status != DeliveryStatus::kDelivered) continue;
+      spdlog::debug("event {} delivered to {}[{}]@{}, claim {}", events[i].event_id, outcome.topic,
+                    outcome.partition, outcome.offset, batch.claim.token.value());
+    }
+  }
+  release(batch, given_up);
+  for (const auto& [reason, ids] : failures) {
+    record_failure(batch, ids, PublishFailure{reason.first, reason.second});
+  }
   stats_.events_in_flight -= static_cast<int64_t>(events.size());
 }
 
@@ -193,6 +273,7 @@ auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op
     spdlog::warn("worker {}: {} failed ({}); retrying in {}", settings_.index, what, error,
                  format_pause(pause));
     // Not interruptible by the stop request: settling is what a drain waits for.
+    health_.tick(settings_.index);
     std::this_thread::sleep_for(pause);
   }
 }
@@ -213,6 +294,7 @@ void Worker::mark(const InFlightBatch& batch, const std::vector<std::string>& id
   }
   const std::vector<std::string>& lost = marked.value().lease_lost;
   stats_.events_published += ids.size() - lost.size();
+  wake_successors(ids, until);
   stats_.marks_refused += lost.size();
   for (const std::string& id : lost) {
     spdlog::warn(
@@ -236,6 +318,32 @@ void Worker::release(const InFlightBatch& batch, const std::vector<std::string>&
     return;
   }
   stats_.events_released += released.value().changed;
+}
+
+void Worker::wake_successors(const std::vector<std::string>& ids, steady_clock::time_point until) {
+  Outcome<size_t> woken =
+      retry_until(std::min(until, drain_.get()), "wake blocked events",
+                  [&](ClaimStore& store) { return store.wake_successors(ids); });
+  if (!woken) {
+    // Not lost: every BLOCKED row is rechecked on its own (idx_outbox_due), only later.
+    spdlog::warn("worker {}: {}; the blocked events are woken by their recheck instead",
+                 settings_.index, woken.error().message);
+  }
+}
+
+void Worker::record_failure(const InFlightBatch& batch, const std::vector<std::string>& ids,
+                            const PublishFailure& failure) {
+  const LeaseToken& token = batch.claim.token;
+  const auto until = std::min(batch.lease_ends, drain_.get());
+  Outcome<LeaseUpdateResult> recorded =
+      retry_until(until, "record failure",
+                  [&](ClaimStore& store) { return store.record_failure(token, ids, failure); });
+  if (!recorded) {
+    spdlog::error(
+        "worker {}: claim {}: could not record the failure of {} events ({}); they are claimed "
+        "again when their lease ends: {}",
+        settings_.index, token.value(), ids.size(), recorded.error().message, some_ids(ids));
+  }
 }
 
 }  // namespace outbox

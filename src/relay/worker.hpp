@@ -12,6 +12,7 @@
 #include "backoff.hpp"
 #include "claim_store.hpp"
 #include "delivery.hpp"
+#include "poll_schedule.hpp"
 #include "relay_stats.hpp"
 
 namespace outbox {
@@ -19,11 +20,11 @@ namespace outbox {
 struct WorkerSettings {
   int index = 0;
   std::string instance_id;
-  size_t batch_size = 500;
   Micros lease = std::chrono::seconds(60);
-  Micros poll_interval = std::chrono::milliseconds(100);
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
+  // Attempts before a row is parked as FAILED (to say so in the log when it happens).
+  int max_attempts = 10;
   // Batches published but not yet settled. 2 lets the claim of batch k+1 overlap the broker
   // round trip of batch k.
   size_t pipeline_depth = 2;
@@ -48,13 +49,24 @@ class DrainDeadline {
       std::chrono::steady_clock::time_point::max().time_since_epoch().count()};
 };
 
+class HealthBoard;
+
+// What the workers of one process share.
+struct WorkerShared {
+  Publisher& publisher;
+  RelayStats& stats;
+  const DrainDeadline& drain;
+  PollSchedule& polls;
+  HealthBoard& health;
+  const std::atomic<size_t>& batch_size;  // relay.batch_size; SIGHUP may change it
+};
+
 // One relay worker: claim -> publish -> (wait for reports) -> mark or release, with up to
 // pipeline_depth batches in flight. Runs until `stop`, then settles what it holds: marks
 // what the broker confirmed, releases the rest.
 class Worker {
  public:
-  Worker(WorkerSettings settings, ClaimStoreFactory open_store, Publisher& publisher,
-         RelayStats& stats, const DrainDeadline& drain);
+  Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShared shared);
 
   void run(const std::stop_token& stop);
 
@@ -62,6 +74,7 @@ class Worker {
   struct InFlightBatch {
     ClaimedBatch claim;
     std::unique_ptr<InFlightDeliveries> deliveries;
+    std::chrono::steady_clock::time_point claimed_at;
     std::chrono::steady_clock::time_point lease_ends;  // by our clock: claim start + lease
   };
 
@@ -73,12 +86,22 @@ class Worker {
       -> decltype(op(std::declval<ClaimStore&>()));
   void mark(const InFlightBatch& batch, const std::vector<std::string>& ids);
   void release(const InFlightBatch& batch, const std::vector<std::string>& ids);
+  void record_failure(const InFlightBatch& batch, const std::vector<std::string>& ids,
+                      const PublishFailure& failure);
+  // After a mark or a parking claim committed (per-aggregate ordering).
+  void wake_successors(const std::vector<std::string>& ids,
+                       std::chrono::steady_clock::time_point until);
 
   WorkerSettings settings_;
   ClaimStoreFactory open_store_;
   Publisher& publisher_;
   RelayStats& stats_;
   const DrainDeadline& drain_;
+  PollSchedule& polls_;
+  HealthBoard& health_;
+  const std::atomic<size_t>& batch_size_;
+  int empty_streak_ = 0;
+  std::chrono::steady_clock::time_point streak_started_{};
   std::unique_ptr<ClaimStore> store_;
   std::deque<InFlightBatch> in_flight_;
   uint64_t claim_sequence_ = 0;

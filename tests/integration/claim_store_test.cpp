@@ -5,6 +5,7 @@
 #include "claim_sql.hpp"
 #include "mysql/mysql_session.hpp"
 #include "mysql_claim_store.hpp"
+#include "outcome_printing.hpp"
 #include "test_database.hpp"
 
 using outbox::LeaseToken;
@@ -23,8 +24,19 @@ std::unique_ptr<MysqlSession> open_session(const TestDatabase& db) {
   return std::move(session).value();
 }
 
-MysqlClaimStore open_store(const TestDatabase& db, outbox::Micros reclaim_interval = 1s) {
-  return MysqlClaimStore(open_session(db), reclaim_interval);
+outbox::ClaimPolicy policy(outbox::Ordering ordering = outbox::Ordering::kNone,
+                           outbox::Micros due_scan_interval = 1s) {
+  outbox::ClaimPolicy p;
+  p.ordering = ordering;
+  p.due_scan_interval = due_scan_interval;
+  p.max_attempts = 3;
+  p.retry_backoff_initial = 10s;
+  p.retry_backoff_max = 40s;
+  return p;
+}
+
+MysqlClaimStore open_store(const TestDatabase& db, outbox::ClaimPolicy p = policy()) {
+  return MysqlClaimStore(open_session(db), p);
 }
 
 std::vector<std::string> ids_of(const outbox::ClaimedBatch& batch) {
@@ -79,11 +91,12 @@ TEST_CASE("claims skip rows another session holds locked", "[claim-store]") {
                                                           event_id("skip", 8)});
 }
 
-TEST_CASE("an expired lease is reclaimed, the old owner can then mark nothing", "[claim-store]") {
+TEST_CASE("an expired lease is reclaimed and the old owner can then mark nothing",
+          "[claim-store]") {
   TestDatabase db;
   db.insert_events(3, "lease");
   MysqlClaimStore old_owner = open_store(db);
-  MysqlClaimStore new_owner = open_store(db, 10ms);
+  MysqlClaimStore new_owner = open_store(db, policy(outbox::Ordering::kNone, 10ms));
   const LeaseToken stale("relay-old", 0, 7);
   const LeaseToken fresh("relay-new", 1, 1);
   auto first = old_owner.claim(stale, 10, 30s);
@@ -91,7 +104,9 @@ TEST_CASE("an expired lease is reclaimed, the old owner can then mark nothing", 
   REQUIRE(first.value().events.size() == 3);
 
   // The old owner stalls past its lease (forced here through the CLI).
-  db.exec("UPDATE outbox_event SET lease_until = CURRENT_TIMESTAMP(6) - INTERVAL 1 SECOND");
+  db.exec(
+      "UPDATE outbox_event SET lease_until = CURRENT_TIMESTAMP(6) - INTERVAL 1 SECOND, "
+      "next_attempt_at = lease_until");
   auto second = new_owner.claim(fresh, 10, 30s);
   REQUIRE(second);
   CHECK(second.value().events.size() == 3);
@@ -160,6 +175,158 @@ TEST_CASE("batches larger than one id list are chunked", "[claim-store]") {
   CHECK(db.count("status = 'PUBLISHED'") == 2500);
 }
 
+TEST_CASE("in ordered mode only the oldest unpublished event of an aggregate is claimable",
+          "[claim-store][ordering]") {
+  TestDatabase db;
+  // 3 aggregates x 3 versions, created version by version: agg-1 v1, agg-2 v1, agg-0 v1, ...
+  db.exec(
+      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+      "event_version, payload, status, created_at) SELECT CONCAT('ord-', LPAD(seq, 32, '0')), "
+      "'order', CONCAT('agg-', seq % 3), 'X', FLOOR((seq - 1) / 3) + 1, '{}', 'PENDING', "
+      "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM seq_1_to_9");
+  const auto id_of = [&](const std::string& aggregate, int version) {
+    return db.scalar("SELECT event_id FROM outbox_event WHERE aggregate_id = '" + aggregate +
+                     "' AND event_version = " + std::to_string(version));
+  };
+  const auto status_of = [&](const std::string& aggregate, int version) {
+    return db.scalar("SELECT status FROM outbox_event WHERE event_id = '" +
+                     id_of(aggregate, version) + "'");
+  };
+  const auto versions_of = [](const outbox::ClaimedBatch& batch) {
+    std::vector<std::string> out;
+    for (const auto& event : batch.events) {
+      out.push_back(event.aggregate_id + " v" + std::to_string(event.event_version));
+    }
+    return out;
+  };
+  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
+  const LeaseToken first_token("relay-a", 0, 1);
+  auto first = store.claim(first_token, 10, 30s);
+  REQUIRE(first);
+  CHECK(versions_of(first.value()) == std::vector<std::string>{"agg-1 v1", "agg-2 v1", "agg-0 v1"});
+  CHECK(first.value().parked.size() == 6);  // v2, v3 of each: parked, not read by claims again
+  REQUIRE(store.wake_successors(first.value().parked));
+  CHECK(db.count("status = 'BLOCKED'") == 6);  // nothing to wake: every v1 is unpublished
+  CHECK(db.count("status = 'BLOCKED' AND next_attempt_at > CURRENT_TIMESTAMP(6)") == 6);
+  auto nothing = store.claim(LeaseToken("relay-a", 0, 2), 10, 30s);
+  REQUIRE(nothing);
+  CHECK(nothing.value().events.empty());
+  CHECK(nothing.value().parked.empty());
+
+  // Publishing agg-1 v1 wakes agg-1 v2 (only v2: v3 still waits for v2).
+  REQUIRE(store.mark_published(first_token, {id_of("agg-1", 1)}));
+  CHECK(status_of("agg-1", 2) == "BLOCKED");
+  auto woken = store.wake_successors({id_of("agg-1", 1)});
+  REQUIRE(woken);
+  CHECK(woken.value() == 1);
+  CHECK(status_of("agg-1", 2) == "PENDING");
+  CHECK(status_of("agg-1", 3) == "BLOCKED");
+  // A permanent failure of agg-2 v1 stops agg-2.
+  REQUIRE(store.record_failure(first_token, {id_of("agg-2", 1)},
+                               outbox::PublishFailure{true, "MSG_SIZE_TOO_LARGE: too large"}));
+  auto second = store.claim(LeaseToken("relay-a", 0, 3), 10, 30s);
+  REQUIRE(second);
+  CHECK(versions_of(second.value()) == std::vector<std::string>{"agg-1 v2"});
+  CHECK(status_of("agg-2", 2) == "BLOCKED");
+
+  // Skipping the failed event (what outboxctl skip does) releases its aggregate.
+  db.exec("UPDATE outbox_event SET status = 'SKIPPED' WHERE status = 'FAILED'");
+  REQUIRE(store.wake_successors({id_of("agg-2", 1)}));
+  auto third = store.claim(LeaseToken("relay-a", 0, 4), 10, 30s);
+  REQUIRE(third);
+  CHECK(versions_of(third.value()) == std::vector<std::string>{"agg-2 v2"});
+
+  // Safety net: agg-0 v1 published by a relay that died before its wake check. The recheck
+  // of due BLOCKED rows finds agg-0 v2 free and the same claim takes it.
+  db.exec("UPDATE outbox_event SET status = 'PUBLISHED', lease_owner = NULL WHERE event_id = '" +
+          id_of("agg-0", 1) + "'");
+  db.exec(
+      "UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP(6) - INTERVAL 1 SECOND "
+      "WHERE status = 'BLOCKED'");
+  MysqlClaimStore rechecking = open_store(db, policy(outbox::Ordering::kPerAggregate, 1ms));
+  auto fourth = rechecking.claim(LeaseToken("relay-b", 0, 1), 10, 30s);
+  REQUIRE(fourth);
+  CHECK(versions_of(fourth.value()) == std::vector<std::string>{"agg-0 v2"});
+  // Still held back rows got a later recheck.
+  CHECK(db.count("status = 'BLOCKED' AND next_attempt_at > CURRENT_TIMESTAMP(6)") == 3);
+}
+
+TEST_CASE("without ordering, due BLOCKED rows (left by an ordered relay) are woken and claimed",
+          "[claim-store][ordering]") {
+  TestDatabase db;
+  db.insert_events(3, "left");
+  db.exec("UPDATE outbox_event SET status = 'BLOCKED', next_attempt_at = CURRENT_TIMESTAMP(6)");
+  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kNone, 1ms));
+  auto claimed = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s);
+  REQUIRE(claimed);
+  CHECK(claimed.value().events.size() == 3);
+}
+
+TEST_CASE("a retriable failure backs off on the database clock, then parks as FAILED",
+          "[claim-store][failure]") {
+  TestDatabase db;
+  db.insert_events(2, "retry");
+  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kNone, 1ms));
+  const std::string id = event_id("retry", 1);
+  const outbox::PublishFailure timeout{false, "_MSG_TIMED_OUT: Local: Message timed out"};
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    INFO("attempt " << attempt);
+    const LeaseToken token("relay-a", 0, static_cast<uint64_t>(attempt));
+    auto batch = store.claim(token, 1, 30s);
+    REQUIRE(batch);
+    REQUIRE(batch.value().events.size() == 1);
+    CHECK(batch.value().events[0].event_id == id);
+    CHECK(batch.value().events[0].attempts == attempt - 1);
+    CHECK(batch.value().retried == (attempt == 1 ? 0U : 1U));
+    auto recorded = store.record_failure(token, {id}, timeout);
+    REQUIRE(recorded);
+    CHECK(recorded.value().changed == 1);
+    if (attempt < 3) {
+      // initial 10s * 2^(attempt-1), capped at 40s, times a jitter in [0.5, 1).
+      const long long ceiling = std::min(40, 10 << (attempt - 1));
+      CHECK(db.count("event_id = '" + id +
+                     "' AND status = 'RETRY' AND attempts = " + std::to_string(attempt) +
+                     " AND last_error = '_MSG_TIMED_OUT: Local: Message timed out' AND "
+                     "lease_owner IS NULL AND next_attempt_at >= CURRENT_TIMESTAMP(6) + INTERVAL " +
+                     std::to_string(ceiling / 2 - 1) +
+                     " SECOND AND next_attempt_at <= CURRENT_TIMESTAMP(6) + INTERVAL " +
+                     std::to_string(ceiling) + " SECOND") == 1);
+      // Not claimable during its backoff; claimable once it is over.
+      auto during = store.claim(LeaseToken("relay-a", 1, static_cast<uint64_t>(attempt)), 1, 30s);
+      REQUIRE(during);
+      CHECK(during.value().events.size() == 1);
+      CHECK(during.value().events[0].event_id == event_id("retry", 2));
+      REQUIRE(store.release(LeaseToken("relay-a", 1, static_cast<uint64_t>(attempt)),
+                            {event_id("retry", 2)}));
+      db.exec(
+          "UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP(6) - INTERVAL 1 "
+          "SECOND WHERE event_id = '" +
+          id + "'");
+    }
+  }
+  CHECK(db.count("event_id = '" + id +
+                 "' AND status = 'FAILED' AND attempts = 3 AND "
+                 "next_attempt_at IS NULL AND last_error LIKE '_MSG_TIMED_OUT%'") == 1);
+}
+
+TEST_CASE("a permanent failure parks the row as FAILED at once and long errors are cut",
+          "[claim-store][failure]") {
+  TestDatabase db;
+  db.insert_events(1, "perm");
+  MysqlClaimStore store = open_store(db);
+  const LeaseToken token("relay-a", 0, 1);
+  REQUIRE(store.claim(token, 1, 30s));
+  auto recorded = store.record_failure(token, {event_id("perm", 1)},
+                                       outbox::PublishFailure{true, std::string(5000, 'x')});
+  REQUIRE(recorded);
+  CHECK(recorded.value().changed == 1);
+  CHECK(db.count("status = 'FAILED' AND attempts = 1 AND CHAR_LENGTH(last_error) = 1024") == 1);
+  // A stale claim cannot record a failure on a row it no longer holds.
+  auto stale = store.record_failure(token, {event_id("perm", 1)}, outbox::PublishFailure{});
+  REQUIRE(stale);
+  CHECK(stale.value().changed == 0);
+}
+
 TEST_CASE("claim scans are served by their index in read order, without a sort",
           "[claim-store][explain]") {
   TestDatabase db;
@@ -169,15 +336,29 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
     sql.replace(sql.find("LIMIT ?"), 7, "LIMIT 500");
     return "EXPLAIN " + sql;
   };
+  using outbox::Ordering;
   for (const auto& [scan, index] : std::vector<std::pair<std::string, std::string>>{
-           {with_limit(outbox::claim_sql::select_pending()), "idx_outbox_pending"},
-           {with_limit(outbox::claim_sql::select_expired()), "idx_outbox_lease"}}) {
+           {with_limit(outbox::claim_sql::select_pending(Ordering::kNone)), "idx_outbox_pending"},
+           {with_limit(outbox::claim_sql::select_pending(Ordering::kPerAggregate)),
+            "idx_outbox_pending"},
+           {with_limit(outbox::claim_sql::select_expired(Ordering::kPerAggregate)),
+            "idx_outbox_due"},
+           {with_limit(outbox::claim_sql::select_retry_due(Ordering::kPerAggregate)),
+            "idx_outbox_due"},
+           {with_limit(outbox::claim_sql::select_blocked_due(Ordering::kPerAggregate)),
+            "idx_outbox_due"}}) {
     // EXPLAIN columns: id, select_type, table, type, possible_keys, key, key_len, ref, rows,
     // Extra.
     const auto rows = db.query(scan);
-    REQUIRE(rows.size() == 1);
     INFO(scan);
+    REQUIRE(!rows.empty());
     CHECK(rows[0][5] == index);
     CHECK(rows[0][9].find("filesort") == std::string::npos);
+    // Ordering probes: idx_outbox_aggregate on (type, id, status), never the whole history.
+    for (size_t i = 1; i < rows.size(); ++i) {
+      CHECK(rows[i][1] == "DEPENDENT SUBQUERY");
+      CHECK(rows[i][5] == "idx_outbox_aggregate");
+      CHECK(rows[i][7].find(",const") != std::string::npos);
+    }
   }
 }

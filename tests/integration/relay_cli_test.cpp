@@ -47,7 +47,7 @@ TEST_CASE("a missing config file exits 78 naming it", "[cli]") {
   CHECK(result.err == "/nonexistent/relay.yaml: cannot read file: No such file or directory\n");
 }
 
-TEST_CASE("a valid file passes --check-config, --print-config hides secrets", "[cli]") {
+TEST_CASE("a valid file passes --check-config and --print-config hides secrets", "[cli]") {
   TempDir dir;
   const std::string file = dir.write("relay.yaml",
                                      "mysql:\n"
@@ -75,7 +75,7 @@ TEST_CASE("the example config is valid as shipped", "[cli]") {
   CHECK(result.status == 0);
 }
 
-TEST_CASE("version output names the linked libraries, bad usage exits 64", "[cli]") {
+TEST_CASE("version output names the linked libraries and bad usage exits 64", "[cli]") {
   const auto version = run_command({outbox::test::relay_binary(), "--version"});
   CHECK(version.status == 0);
   CHECK(version.out.rfind("outbox-relay ", 0) == 0);

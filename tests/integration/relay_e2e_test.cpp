@@ -83,7 +83,8 @@ TEST_CASE("rows of a dead owner are reclaimed when its lease has ended", "[e2e]"
   // A relay that died mid-publish: its claim is still on the rows, its lease ended.
   db.exec(
       "UPDATE outbox_event SET status = 'PUBLISHING', lease_owner = 'dead-relay/w0/c42', "
-      "lease_until = CURRENT_TIMESTAMP(6) - INTERVAL 5 SECOND WHERE event_id LIKE 'dead-%'");
+      "lease_until = CURRENT_TIMESTAMP(6) - INTERVAL 5 SECOND, next_attempt_at = lease_until "
+      "WHERE event_id LIKE 'dead-%'");
   TestBroker broker;
   RelayTestConfig settings;
   settings.instance_id = "rescuer";
@@ -102,7 +103,8 @@ TEST_CASE("a live lease is not taken over", "[e2e]") {
   db.insert_events(4, "held");
   db.exec(
       "UPDATE outbox_event SET status = 'PUBLISHING', lease_owner = 'other-relay/w0/c1', "
-      "lease_until = CURRENT_TIMESTAMP(6) + INTERVAL 1 HOUR WHERE event_id <= '" +
+      "lease_until = CURRENT_TIMESTAMP(6) + INTERVAL 1 HOUR, next_attempt_at = lease_until "
+      "WHERE event_id <= '" +
       event_id("held", 2) + "'");
   TestBroker broker;
   RelayProcess relay(db, broker.bootstrap(), RelayTestConfig{});

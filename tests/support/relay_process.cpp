@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <stdexcept>
+#include <thread>
 
 #include "test_kafka.hpp"
 
@@ -25,17 +27,23 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
   yaml += "  poll_interval: " + settings.poll_interval + "\n";
   yaml += "  drain_timeout: " + settings.drain_timeout + "\n";
   yaml += "  backoff_max: " + settings.backoff_max + "\n";
+  yaml += settings.extra_relay_settings;
   yaml += "log:\n";
   yaml += "  level: debug\n";
   yaml += "  stats_interval: 1s\n";
+  yaml += settings.extra_log_settings;
+  // Port 0: relays of parallel tests never collide; the relay logs the port it got.
+  yaml += "metrics:\n";
+  yaml += "  listen: 127.0.0.1:0\n";
+  yaml += "  backlog_interval: 1s\n";
   return yaml;
 }
 
 RelayProcess::RelayProcess(const TestDatabase& db, const std::string& bootstrap,
                            const RelayTestConfig& settings) {
-  const std::string config = dir_.write("relay.yaml", relay_config_yaml(db, bootstrap, settings));
+  config_file_ = dir_.write("relay.yaml", relay_config_yaml(db, bootstrap, settings));
   process_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{relay_binary(), "--config", config}, dir_.file("relay.log"));
+      std::vector<std::string>{relay_binary(), "--config", config_file_}, dir_.file("relay.log"));
 }
 
 std::map<std::string, int> deliveries_by_event(const std::string& bootstrap,
@@ -52,6 +60,17 @@ void stop_gracefully(RelayProcess& relay) {
   INFO(relay.log());
   REQUIRE(status.has_value());
   CHECK(*status == 0);
+}
+
+int RelayProcess::metrics_port() const {
+  const std::string marker = "metrics and health on http://127.0.0.1:";
+  for (int i = 0; i < 1000; ++i) {
+    const std::string text = log();
+    const size_t at = text.find(marker);
+    if (at != std::string::npos) return std::stoi(text.substr(at + marker.size()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  throw std::runtime_error("the relay did not log its metrics port:\n" + log());
 }
 
 bool logged(const RelayProcess& relay, const std::string& text) {

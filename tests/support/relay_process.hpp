@@ -20,6 +20,8 @@ struct RelayTestConfig {
   std::string drain_timeout = "20s";
   std::string backoff_max = "1s";
   std::string extra_kafka_properties;  // YAML lines indented under kafka.properties
+  std::string extra_relay_settings;    // YAML lines indented under relay:
+  std::string extra_log_settings;      // YAML lines indented under log:
 };
 
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
@@ -32,9 +34,13 @@ class RelayProcess {
                const RelayTestConfig& settings);
   ChildProcess& process() { return *process_; }
   std::string log() const { return process_->output(); }
+  const std::string& config_file() const { return config_file_; }
+  // The port of /metrics, /healthz and /readyz (the relay listens on an ephemeral port).
+  int metrics_port() const;
 
  private:
   TempDir dir_;
+  std::string config_file_;
   std::unique_ptr<ChildProcess> process_;
 };
 

@@ -34,6 +34,9 @@ std::string loadgen_binary() {
 std::string planner_binary() {
   return OUTBOX_PLANNER_BIN;
 }
+std::string outboxctl_binary() {
+  return OUTBOX_OUTBOXCTL_BIN;
+}
 std::string source_dir() {
   return OUTBOX_SOURCE_DIR;
 }

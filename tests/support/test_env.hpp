@@ -11,6 +11,7 @@ std::string relay_binary();
 std::string test_broker_binary();
 std::string loadgen_binary();
 std::string planner_binary();
+std::string outboxctl_binary();
 std::string source_dir();
 
 // The MariaDB server the test command started (scripts/local-mariadb.sh writes these

@@ -32,23 +32,61 @@ TEST_CASE("statements bind every value and never build an empty list", "[sql]") 
     CHECK(mark.find("IN ()") == std::string::npos);
     CHECK(mark.find("AND status = 'PUBLISHING' AND lease_owner = ?") != std::string::npos);
     CHECK(count_of(claim_sql::release(capacity), '?') == capacity + 1);
-    CHECK(count_of(claim_sql::lease_rows(capacity), '?') == capacity + 2);
+    CHECK(count_of(claim_sql::lease_rows(capacity), '?') == capacity + 3);
   }
 }
 
 TEST_CASE("claim scans read their index in order and skip locked rows", "[sql]") {
-  const std::string pending = claim_sql::select_pending();
-  CHECK(pending.find("FORCE INDEX (idx_outbox_pending) WHERE status = 'PENDING' ORDER BY "
-                     "created_at, event_id LIMIT ? FOR UPDATE SKIP LOCKED") != std::string::npos);
-  const std::string expired = claim_sql::select_expired();
-  CHECK(expired.find("FORCE INDEX (idx_outbox_lease) WHERE status = 'PUBLISHING' AND "
-                     "lease_until < CURRENT_TIMESTAMP(6) ORDER BY lease_until LIMIT ? FOR "
-                     "UPDATE SKIP LOCKED") != std::string::npos);
+  using outbox::Ordering;
+  const std::string pending = claim_sql::select_pending(Ordering::kNone);
+  CHECK(pending.find("FORCE INDEX (idx_outbox_pending) WHERE e.status = 'PENDING' ORDER BY "
+                     "e.created_at, e.event_id LIMIT ? FOR UPDATE SKIP LOCKED") !=
+        std::string::npos);
+  const std::string expired = claim_sql::select_expired(Ordering::kNone);
+  CHECK(expired.find("FORCE INDEX (idx_outbox_due) WHERE e.status = 'PUBLISHING' AND "
+                     "e.next_attempt_at < CURRENT_TIMESTAMP(6) ORDER BY e.next_attempt_at LIMIT "
+                     "? FOR UPDATE SKIP LOCKED") != std::string::npos);
+  const std::string retry = claim_sql::select_retry_due(Ordering::kNone);
+  CHECK(retry.find("FORCE INDEX (idx_outbox_due) WHERE e.status = 'RETRY' AND "
+                   "e.next_attempt_at <= CURRENT_TIMESTAMP(6) ORDER BY e.next_attempt_at LIMIT ? "
+                   "FOR UPDATE SKIP LOCKED") != std::string::npos);
   // The lease ends on the database clock, never the host's.
   CHECK(claim_sql::lease_rows(1).find("lease_until = CURRENT_TIMESTAMP(6) + INTERVAL ? "
                                       "MICROSECOND") != std::string::npos);
   CHECK(claim_sql::mark_published(1).find("published_at = CURRENT_TIMESTAMP(6)") !=
         std::string::npos);
+}
+
+TEST_CASE("ordered scans flag rows with an older unpublished event", "[sql]") {
+  using outbox::Ordering;
+  for (const std::string& scan : {claim_sql::select_pending(Ordering::kPerAggregate),
+                                  claim_sql::select_expired(Ordering::kPerAggregate),
+                                  claim_sql::select_retry_due(Ordering::kPerAggregate),
+                                  claim_sql::select_blocked_due(Ordering::kPerAggregate)}) {
+    CHECK(scan.find("WHERE o.aggregate_type = e.aggregate_type AND o.aggregate_id = "
+                    "e.aggregate_id AND o.unpublished = 1 ORDER BY o.event_version, "
+                    "o.created_at, o.event_id LIMIT 1) < (e.event_version, e.created_at, "
+                    "e.event_id), 0)") != std::string::npos);
+    CHECK(count_of(scan, '?') == 1);  // only the limit is a parameter
+  }
+  CHECK(claim_sql::select_pending(Ordering::kNone).find("idx_outbox_aggregate") ==
+        std::string::npos);
+  const std::string wakeable = claim_sql::select_wakeable(4);
+  CHECK(count_of(wakeable, '?') == 4);
+  CHECK(wakeable.find("WHERE h.status = 'BLOCKED'") != std::string::npos);
+}
+
+TEST_CASE("failures are recorded with bound values and a capped backoff", "[sql]") {
+  const std::string retriable = claim_sql::record_retriable_failure(4);
+  CHECK(count_of(retriable, '?') == 5 + 4 + 1);
+  CHECK(retriable.find("SET status = IF(attempts + 1 >= ?, 'FAILED', 'RETRY')") !=
+        std::string::npos);
+  CHECK(retriable.find("LEAST(?, ? * POW(2, LEAST(attempts, 60))) * (0.5 + RAND() / 2)") !=
+        std::string::npos);
+  CHECK(retriable.find("AND status = 'PUBLISHING' AND lease_owner = ?") != std::string::npos);
+  const std::string permanent = claim_sql::record_permanent_failure(1);
+  CHECK(count_of(permanent, '?') == 3);
+  CHECK(permanent.find("SET status = 'FAILED'") != std::string::npos);
 }
 
 TEST_CASE("lease tokens are unique per claim", "[sql]") {

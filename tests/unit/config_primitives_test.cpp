@@ -31,7 +31,7 @@ TEST_CASE("durations print in their largest exact unit", "[config]") {
   CHECK(format_duration(Micros(7)) == "7us");
 }
 
-TEST_CASE("environment references are replaced, plain braces are not", "[config]") {
+TEST_CASE("environment references are replaced but plain braces are not", "[config]") {
   const outbox::EnvLookup env = [](const std::string& name) -> std::optional<std::string> {
     if (name == "HOST") return std::string("db1");
     if (name == "EMPTY") return std::string("");

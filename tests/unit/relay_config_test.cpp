@@ -60,7 +60,8 @@ TEST_CASE("a minimal config gets production defaults", "[config]") {
   CHECK(config.relay.workers == 2);
   CHECK(config.relay.batch_size == 500);
   CHECK(config.relay.lease == std::chrono::seconds(60));
-  CHECK(config.relay.poll_interval == std::chrono::milliseconds(100));
+  CHECK(config.relay.poll_interval == std::chrono::milliseconds(25));
+  CHECK(config.relay.poll_interval_max == std::chrono::milliseconds(500));
   CHECK(config.log.level == "info");
 }
 
@@ -151,13 +152,13 @@ TEST_CASE("wrong types and unknown sections are named", "[config]") {
                              "relay:\n"
                              "  workers: [1, 2]\n"
                              "  lease: 90\n"
-                             "metrics:\n"
+                             "monitoring:\n"
                              "  port: 9100\n");
   CHECK(loaded.errors ==
         "relay.yaml:7: relay.workers: must be an integer, got a list\n"
         "relay.yaml:8: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, h), "
         "got \"90\"\n"
-        "relay.yaml:9: metrics: unknown key\n");
+        "relay.yaml:9: monitoring: unknown key\n");
 }
 
 TEST_CASE("kafka properties are checked by librdkafka and guarded", "[config]") {
@@ -192,7 +193,7 @@ TEST_CASE("the lease must outlast the producer's delivery timeout", "[config]") 
         "pending and another relay publishes the event again\n");
 }
 
-TEST_CASE("password and password_file are exclusive, the file's newline is dropped", "[config]") {
+TEST_CASE("password and password_file are exclusive and the file newline is dropped", "[config]") {
   outbox::test::TempDir dir;
   const std::string secret = dir.write("password", "s3cret\n");
   const Loaded from_file =

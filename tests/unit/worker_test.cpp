@@ -2,6 +2,8 @@
 // MySQL and librdkafka adapters are tested against real servers in tests/integration).
 #include <catch2/catch.hpp>
 
+#include <librdkafka/rdkafka.h>
+
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -9,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "health_board.hpp"
 #include "poll.hpp"
 #include "worker.hpp"
 
@@ -38,7 +41,7 @@ class ScriptedStore final : public outbox::ClaimStore {
   Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, outbox::Micros) override {
     std::lock_guard lock(mutex);
     ++claims;
-    ClaimedBatch batch{token, {}, {}};
+    ClaimedBatch batch(token);
     while (!pending.empty() && batch.events.size() < limit) {
       batch.events.push_back(pending.front());
       pending.pop_front();
@@ -69,9 +72,19 @@ class ScriptedStore final : public outbox::ClaimStore {
     released.insert(released.end(), ids.begin(), ids.end());
     return LeaseUpdateResult{ids.size(), {}};
   }
+  Outcome<LeaseUpdateResult> record_failure(const LeaseToken&, const std::vector<std::string>& ids,
+                                            const outbox::PublishFailure& failure) override {
+    std::lock_guard lock(mutex);
+    for (const std::string& id : ids)
+      (failure.permanent ? failed : retrying)[id] = failure.error;
+    return LeaseUpdateResult{ids.size(), {}};
+  }
+  Outcome<size_t> wake_successors(const std::vector<std::string>&) override { return size_t{0}; }
   bool connected() const override { return true; }
 
   std::mutex mutex;
+  std::map<std::string, std::string> failed;
+  std::map<std::string, std::string> retrying;
   std::deque<OutboxEvent> pending;
   std::set<std::string> marked;
   std::vector<std::string> released;
@@ -109,6 +122,10 @@ class ScriptedPublisher final : public outbox::Publisher {
       DeliveryOutcome outcome;
       const auto scripted = status_of.find(event.event_id);
       outcome.status = scripted == status_of.end() ? DeliveryStatus::kDelivered : scripted->second;
+      if (const auto code = error_of.find(event.event_id); code != error_of.end()) {
+        outcome.error_code = code->second;
+        outcome.error = rd_kafka_err2name(code->second);
+      }
       outcomes.push_back(outcome);
       sent.push_back(event.event_id);
     }
@@ -120,6 +137,7 @@ class ScriptedPublisher final : public outbox::Publisher {
 
   std::mutex mutex;
   std::map<std::string, DeliveryStatus> status_of;
+  std::map<std::string, rd_kafka_resp_err_t> error_of;
   std::vector<std::string> sent;
   int batches_sent = 0;
   std::atomic<bool> is_ready{true};
@@ -129,8 +147,7 @@ class ScriptedPublisher final : public outbox::Publisher {
 struct Harness {
   explicit Harness(int events, size_t batch = 10) : store(new ScriptedStore(events)) {
     settings.instance_id = "test";
-    settings.batch_size = batch;
-    settings.poll_interval = 1ms;
+    batch_size.store(batch);
     settings.backoff_initial = 1ms;
     settings.backoff_max = 2ms;
   }
@@ -141,7 +158,7 @@ struct Harness {
           if (!store) return outbox::Error{"store already handed out"};
           return std::unique_ptr<outbox::ClaimStore>(std::move(store));
         },
-        publisher, stats, drain);
+        outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size});
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -157,6 +174,9 @@ struct Harness {
   ScriptedPublisher publisher;
   outbox::RelayStats stats;
   outbox::DrainDeadline drain;
+  outbox::PollSchedule polls{1ms, 2ms};
+  outbox::HealthBoard health{1};
+  std::atomic<size_t> batch_size{10};
   std::stop_source stop;
   std::unique_ptr<outbox::Worker> worker;
   std::jthread thread;
@@ -164,19 +184,30 @@ struct Harness {
 
 }  // namespace
 
-TEST_CASE("only confirmed deliveries are marked, the rest is released", "[worker]") {
+TEST_CASE("each failed delivery goes where its error says", "[worker]") {
   Harness h(25);
-  h.publisher.status_of["e3"] = DeliveryStatus::kMaybeDelivered;
-  h.publisher.status_of["e7"] = DeliveryStatus::kNotDelivered;
+  h.settings.max_attempts = 3;
+  h.publisher.status_of["e3"] = DeliveryStatus::kMaybeDelivered;  // a timeout: retry
+  h.publisher.error_of["e3"] = RD_KAFKA_RESP_ERR__MSG_TIMED_OUT;
+  h.publisher.status_of["e7"] = DeliveryStatus::kNotDelivered;  // too large: FAILED at once
+  h.publisher.error_of["e7"] = RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE;
+  h.publisher.status_of["e9"] = DeliveryStatus::kMaybeDelivered;  // purged at a drain: PENDING
+  h.publisher.error_of["e9"] = RD_KAFKA_RESP_ERR__PURGE_INFLIGHT;
   h.start();
-  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 23; }));
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 22; }));
   h.stop_and_join();
   std::lock_guard lock(h.store_view->mutex);
-  CHECK(h.store_view->marked.size() == 23);
+  CHECK(h.store_view->marked.size() == 22);
   CHECK(h.store_view->marked.count("e3") == 0);
-  CHECK(h.store_view->marked.count("e7") == 0);
-  CHECK(h.store_view->released.size() >= 2);
-  CHECK(h.stats.deliveries_failed.load() >= 2);
+  CHECK(h.store_view->retrying == std::map<std::string, std::string>{{"e3", "_MSG_TIMED_OUT"}});
+  CHECK(h.store_view->failed == std::map<std::string, std::string>{{"e7", "MSG_SIZE_TOO_LARGE"}});
+  CHECK(h.store_view->released == std::vector<std::string>{"e9"});
+  CHECK(h.stats.deliveries_failed.load() == 3);
+  CHECK(h.stats.events_failed.load() == 1);
+  CHECK(h.stats.events_retrying.load() == 1);
+  CHECK(h.stats.failures_by_reason() == std::map<std::string, uint64_t>{{"MSG_SIZE_TOO_LARGE", 1},
+                                                                        {"_MSG_TIMED_OUT", 1},
+                                                                        {"_PURGE_INFLIGHT", 1}});
 }
 
 TEST_CASE("a mark refused for a lost lease is counted, not published", "[worker]") {

@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
       [](const outbox::planner::PlannerConfig& config) -> const outbox::LogSettings& {
         return config.log;
       },
-      outbox::planner::run_planner,
+      [](const outbox::planner::PlannerConfig& config, const std::string& /*config_file*/) {
+        return outbox::planner::run_planner(config);
+      },
   };
   return outbox::run_daemon_program(argc, argv, planner);
 }

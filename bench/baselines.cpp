@@ -1,0 +1,122 @@
+#include "baselines.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "dataset.hpp"
+#include "kafka_publisher.hpp"
+#include "mysql_claim_store.hpp"
+
+namespace outbox::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::unique_ptr<MysqlClaimStore> open_store(BenchContext& context) {
+  auto session = MysqlSession::open(context.db.endpoint(), SessionSettings{});
+  if (!session) throw std::runtime_error(session.error().message);
+  return std::make_unique<MysqlClaimStore>(std::move(session).value(), ClaimPolicy{});
+}
+
+OutboxEvent sample_event(int i) {
+  OutboxEvent event;
+  event.event_id = "lk-" + std::to_string(i);
+  event.aggregate_type = "order";
+  event.aggregate_id = "agg-" + std::to_string(i);
+  event.event_type = "ORDER_ACCEPTED";
+  event.event_version = 1;
+  event.payload =
+      "{\"order_id\": " + std::to_string(i) +
+      ", \"tenant_id\": 7, \"version\": 1, \"status\": \"ACCEPTED\", \"total_cents\": 12990, "
+      "\"currency\": \"EUR\", \"items\": 3}";
+  return event;
+}
+
+}  // namespace
+
+Figure measure_db_limit(BenchContext& context, int batch, int connections) {
+  Figure figure;
+  const double seconds = context.sizes.baseline_seconds;
+  // Enough rows that no run drains them: generous for the fastest batch size.
+  const long rows = context.sizes.smoke ? 5'000 : std::max<long>(20'000, 40'000 * seconds);
+  for (int run = 0; run < context.sizes.runs; ++run) {
+    clear_outbox(context);
+    load_events(context, "ldb", rows, "PENDING");
+    init_mysql_driver();
+    std::atomic<long> events{0};
+    std::vector<std::unique_ptr<MysqlClaimStore>> stores;
+    for (int c = 0; c < connections; ++c)
+      stores.push_back(open_store(context));
+    const auto started = Clock::now();
+    const auto deadline = started + std::chrono::duration<double>(seconds);
+    std::vector<std::jthread> threads;
+    for (int c = 0; c < connections; ++c) {
+      threads.emplace_back([&, c] {
+        const MysqlThreadScope scope;
+        MysqlClaimStore& store = *stores[static_cast<size_t>(c)];
+        uint64_t sequence = 0;
+        while (Clock::now() < deadline) {
+          const LeaseToken token("bench", c, ++sequence);
+          Outcome<ClaimedBatch> claimed =
+              store.claim(token, static_cast<size_t>(batch), std::chrono::seconds(60));
+          if (!claimed || claimed.value().events.empty()) break;
+          std::vector<std::string> ids;
+          for (const OutboxEvent& event : claimed.value().events)
+            ids.push_back(event.event_id);
+          if (!store.mark_published(token, ids)) break;
+          // The relay wakes blocked successors after each mark (per-aggregate mode).
+          (void)store.wake_successors(ids);
+          events += static_cast<long>(ids.size());
+        }
+      });
+    }
+    threads.clear();
+    const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+    figure.runs.push_back(static_cast<double>(events.load()) / elapsed);
+  }
+  return figure;
+}
+
+Figure measure_broker_limit(BenchContext& context, int batch, int threads_count) {
+  Figure figure;
+  KafkaSettings kafka;
+  kafka.bootstrap_servers = context.broker.bootstrap();
+  std::vector<OutboxEvent> events;
+  for (int i = 0; i < batch; ++i)
+    events.push_back(sample_event(i));
+  for (int run = 0; run < context.sizes.runs; ++run) {
+    kafka.topic = context.next_topic("lk");
+    auto publisher =
+        KafkaPublisher::create(kafka, TopicRouter(TopicTemplate::parse(kafka.topic).value(), {}));
+    if (!publisher) throw std::runtime_error(publisher.error().message);
+    if (!publisher.value()->probe(std::chrono::milliseconds(5000))) {
+      throw std::runtime_error("test broker not reachable");
+    }
+    // Warm up: topic creation and connections are not part of the limit.
+    publisher.value()->send(events)->wait_until(Clock::now() + std::chrono::seconds(10));
+    std::atomic<long> delivered{0};
+    const auto started = Clock::now();
+    const auto deadline = started + std::chrono::duration<double>(context.sizes.baseline_seconds);
+    std::vector<std::jthread> senders;
+    for (int t = 0; t < threads_count; ++t) {
+      senders.emplace_back([&] {
+        while (Clock::now() < deadline) {
+          auto in_flight = publisher.value()->send(events);
+          in_flight->wait_until(Clock::time_point::max());
+          for (const DeliveryOutcome& outcome : in_flight->outcomes()) {
+            if (outcome.status == DeliveryStatus::kDelivered) ++delivered;
+          }
+        }
+      });
+    }
+    senders.clear();
+    const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+    figure.runs.push_back(static_cast<double>(delivered.load()) / elapsed);
+  }
+  return figure;
+}
+
+}  // namespace outbox::bench

@@ -1,0 +1,25 @@
+#include "bench_context.hpp"
+
+namespace outbox::bench {
+
+BenchSizes BenchSizes::smoke_run() {
+  BenchSizes sizes;
+  sizes.runs = 1;
+  sizes.drain_events = 2'000;
+  sizes.memory_events = 5'000;
+  sizes.retained_published_large = 20'000;
+  sizes.scale_events = 2'000;
+  sizes.baseline_seconds = 0.5;
+  sizes.latency_window_seconds = 1;
+  sizes.latency_windows = 1;
+  sizes.idle_seconds = 1;
+  sizes.claim_samples = 10;
+  sizes.smoke = true;
+  return sizes;
+}
+
+std::string BenchContext::next_topic(const std::string& label) {
+  return "bench." + label + "." + std::to_string(++topic_counter);
+}
+
+}  // namespace outbox::bench

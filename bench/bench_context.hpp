@@ -1,0 +1,46 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "mysql/mysql_session.hpp"
+#include "test_database.hpp"
+#include "test_kafka.hpp"
+
+namespace outbox::bench {
+
+// Sizes of one benchmark run: the full suite, or a seconds-long smoke run that only proves the
+// suite still works (CI).
+struct BenchSizes {
+  int runs = 3;
+  int drain_events = 200'000;
+  int memory_events = 1'000'000;
+  int retained_published_large = 10'000'000;
+  int scale_events = 60'000;
+  double baseline_seconds = 3;
+  double latency_window_seconds = 12;
+  int latency_windows = 3;
+  double idle_seconds = 10;
+  int claim_samples = 200;
+  bool smoke = false;
+
+  static BenchSizes full() { return BenchSizes{}; }
+  static BenchSizes smoke_run();
+};
+
+// What every scenario works with: one database, one broker, a session for the bench's own
+// bookkeeping queries (cheap, prepared, on a connection of its own).
+struct BenchContext {
+  BenchSizes sizes;
+  test::TestDatabase& db;
+  test::TestBroker& broker;
+  MysqlSession& session;
+  std::string out_dir;
+  int topic_counter = 0;
+
+  // A fresh topic per relay run, so counting deliveries with kcat never mixes runs (and the
+  // mock cluster's per-partition size cap never drops what a run wrote).
+  std::string next_topic(const std::string& label);
+};
+
+}  // namespace outbox::bench

@@ -1,0 +1,57 @@
+#include "claim_latency.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "claim_sql.hpp"
+#include "mysql_claim_store.hpp"
+
+namespace outbox::bench {
+
+Figure measure_claim_latency(BenchContext& context) {
+  auto session = MysqlSession::open(context.db.endpoint(), SessionSettings{});
+  if (!session) throw std::runtime_error(session.error().message);
+  MysqlClaimStore store(std::move(session).value(), ClaimPolicy{});
+  Figure latencies;
+  for (int i = 0; i < context.sizes.claim_samples; ++i) {
+    const LeaseToken token("bench-claim", 0, static_cast<uint64_t>(i + 1));
+    const auto started = std::chrono::steady_clock::now();
+    Outcome<ClaimedBatch> claimed = store.claim(token, 500, std::chrono::seconds(60));
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    if (!claimed) throw std::runtime_error(claimed.error().message);
+    latencies.runs.push_back(ms);
+    std::vector<std::string> ids;
+    for (const OutboxEvent& event : claimed.value().events)
+      ids.push_back(event.event_id);
+    if (!ids.empty() && !store.release(token, ids)) throw std::runtime_error("release failed");
+  }
+  return latencies;
+}
+
+std::string explain_claim_queries(BenchContext& context) {
+  std::string out;
+  const auto with_limit = [](std::string sql) {
+    sql.replace(sql.find("LIMIT ?"), 7, "LIMIT 500");
+    return sql;
+  };
+  for (const auto& [name, sql] : std::vector<std::pair<std::string, std::string>>{
+           {"pending scan", claim_sql::select_pending(Ordering::kPerAggregate)},
+           {"expired leases", claim_sql::select_expired(Ordering::kPerAggregate)},
+           {"retry due", claim_sql::select_retry_due(Ordering::kPerAggregate)},
+           {"blocked recheck", claim_sql::select_blocked_due(Ordering::kPerAggregate)}}) {
+    out += "#### " + name + "\n\n```\n";
+    for (const auto& row : context.db.query("EXPLAIN " + with_limit(sql))) {
+      // id, select_type, table, type, possible_keys, key, key_len, ref, rows, Extra
+      std::string line;
+      for (size_t i : {0U, 1U, 2U, 3U, 5U, 7U, 8U, 9U})
+        line += (line.empty() ? "" : " | ") + row[i];
+      out += line + "\n";
+    }
+    out += "```\n\n";
+  }
+  return out;
+}
+
+}  // namespace outbox::bench

@@ -1,0 +1,119 @@
+// outbox-bench: the relay measured against the limits of its own database and broker, in one
+// run on the same machine, reported as ratios (the machine is shared and noisy; absolute
+// numbers drift, ratios hold).
+//   outbox-bench [--smoke] [--out DIR]
+//   outbox-bench drain EVENTS RELAYS [RELAY_YAML]   one drain, for tuning sweeps: e.g.
+//       outbox-bench drain 200000 1 "  workers: 4"  (YAML lines go under relay:)
+//   outbox-bench ldb BATCH SECONDS CONNECTIONS      one L_db measurement
+// Needs the MariaDB of scripts/local-mariadb.sh (OUTBOX_MYSQL_* variables); starts its own
+// test broker. bench/run.sh does all of that.
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <librdkafka/rdkafka.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "baselines.hpp"
+#include "bench_context.hpp"
+#include "report.hpp"
+#include "suite.hpp"
+
+namespace {
+
+std::string environment(outbox::test::TestDatabase& db) {
+  std::string memory;
+  std::ifstream meminfo("/proc/meminfo");
+  std::getline(meminfo, memory);
+  utsname host{};
+  uname(&host);
+  return "Machine: " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + memory + ", " +
+         host.sysname + " " + host.release + ". MariaDB " + db.scalar("SELECT VERSION()") +
+         ", librdkafka " + rd_kafka_version_str() +
+         ", test broker: librdkafka mock cluster (3 brokers) over TCP.\n";
+}
+
+int single_db_limit(int batch, double seconds, int connections) {
+  try {
+    outbox::init_mysql_driver();
+    outbox::test::TestDatabase db;
+    outbox::test::TestBroker broker(1, 1);
+    auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
+    if (!session) throw std::runtime_error(session.error().message);
+    outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
+    sizes.runs = 1;
+    sizes.baseline_seconds = seconds;
+    outbox::bench::BenchContext context{sizes, db, broker, *session.value(), "/tmp"};
+    const auto figure = outbox::bench::measure_db_limit(context, batch, connections);
+    std::cout << "L_db(" << batch << "), " << connections << " connections, " << seconds
+              << " s: " << static_cast<long>(figure.median()) << " events/s\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "outbox-bench: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int single_drain(long events, int relays, const std::string& relay_yaml) {
+  try {
+    outbox::init_mysql_driver();
+    outbox::test::TestDatabase db;
+    outbox::test::TestBroker broker(3, 8);
+    auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
+    if (!session) throw std::runtime_error(session.error().message);
+    outbox::bench::BenchContext context{outbox::bench::BenchSizes::full(), db, broker,
+                                        *session.value(), "/tmp"};
+    const auto run = outbox::bench::drain(context, events, relays, false,
+                                          relay_yaml.empty() ? "" : relay_yaml + "\n");
+    std::cout << events << " events, " << relays << " relays [" << relay_yaml
+              << "]: " << static_cast<long>(run.rate) << " events/s, relay CPU "
+              << static_cast<int>(run.relay_cpu_percent) << "%, MariaDB CPU "
+              << static_cast<int>(run.db_cpu_percent) << "%, peak RSS " << run.peak_rss_mib
+              << " MiB\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "outbox-bench: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
+  std::string out = "bench/out";
+  if (argc == 5 && std::string(argv[1]) == "ldb") {
+    return single_db_limit(std::stoi(argv[2]), std::stod(argv[3]), std::stoi(argv[4]));
+  }
+  if (argc >= 4 && std::string(argv[1]) == "drain") {
+    return single_drain(std::stol(argv[2]), std::stoi(argv[3]), argc >= 5 ? argv[4] : "");
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--smoke") {
+      sizes = outbox::bench::BenchSizes::smoke_run();
+    } else if (arg == "--out" && i + 1 < argc) {
+      out = argv[++i];
+    } else {
+      std::cerr << "usage: outbox-bench [--smoke] [--out DIR]\n";
+      return 64;
+    }
+  }
+  std::filesystem::create_directories(out);
+  try {
+    outbox::init_mysql_driver();
+    outbox::test::TestDatabase db;
+    outbox::test::TestBroker broker(3, 8);
+    auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
+    if (!session) throw std::runtime_error(session.error().message);
+    outbox::bench::BenchContext context{sizes, db, broker, *session.value(), out};
+    const outbox::bench::SuiteResults results = outbox::bench::run_suite(context);
+    outbox::bench::write_report(results, context, environment(db));
+    std::cout << std::ifstream(out + "/report.md").rdbuf();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "outbox-bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,13 @@
+#pragma once
+
+#include <sys/types.h>
+
+namespace outbox::bench {
+
+// CPU time (user + system) a process has used so far, in seconds, from /proc/PID/stat.
+double cpu_seconds(pid_t pid);
+
+// Peak resident set size (VmHWM) of a running process, in MiB, from /proc/PID/status.
+double peak_rss_mib(pid_t pid);
+
+}  // namespace outbox::bench

@@ -1,0 +1,102 @@
+#include "relay_runs.hpp"
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include "dataset.hpp"
+#include "process_usage.hpp"
+
+namespace outbox::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+pid_t database_pid() {
+  const char* file = std::getenv("OUTBOX_MYSQL_PID_FILE");
+  if (file == nullptr) return 0;
+  std::ifstream in(file);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+RelayUnderTest::RelayUnderTest(BenchContext& context, const std::string& topic,
+                               const std::string& instance, const std::string& extra_relay_yaml) {
+  const MysqlEndpoint endpoint = context.db.endpoint();
+  const std::string config =
+      dir_.write("relay.yaml",
+                 "mysql:\n  host: " + endpoint.host + "\n  port: " + std::to_string(endpoint.port) +
+                     "\n  user: " + endpoint.user + "\n  password: " + endpoint.password +
+                     "\n  database: " + endpoint.database +
+                     "\nkafka:\n  bootstrap_servers: " + context.broker.bootstrap() +
+                     "\n  topic: " + topic + "\nrelay:\n  instance_id: " + instance + "\n" +
+                     extra_relay_yaml + "log:\n  stats_interval: 0s\nmetrics:\n  listen: 127.0.0.1:0\n");
+  process_ = std::make_unique<test::ChildProcess>(
+      std::vector<std::string>{test::relay_binary(), "--config", config}, dir_.file("relay.log"));
+}
+
+RelayUnderTest::~RelayUnderTest() = default;
+
+bool RelayUnderTest::stop() {
+  process_->signal(SIGTERM);
+  const auto status = process_->wait_exit(std::chrono::seconds(60));
+  return status && *status == 0;
+}
+
+DrainRun drain(BenchContext& context, long events, int relays, bool count_deliveries,
+               const std::string& extra_relay_yaml) {
+  clear_outbox(context);
+  load_events(context, "drain", events, "PENDING");
+  return drain_loaded(context, relays, count_deliveries, extra_relay_yaml);
+}
+
+DrainRun drain_loaded(BenchContext& context, int relays, bool count_deliveries,
+                      const std::string& extra_relay_yaml) {
+  const std::string topic = context.next_topic("drain");
+  // The topic exists before the clock starts: broker-side topic creation is not the relay's.
+  context.broker.command("topic " + topic + " 8 3");
+  const pid_t db = database_pid();
+  const double db_cpu_before = db != 0 ? cpu_seconds(db) : 0;
+  const auto started = Clock::now();
+  std::vector<std::unique_ptr<RelayUnderTest>> running;
+  for (int i = 0; i < relays; ++i) {
+    running.push_back(std::make_unique<RelayUnderTest>(context, topic, "bench-" + std::to_string(i),
+                                                       extra_relay_yaml));
+  }
+  while (!outbox_drained(context)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (Clock::now() - started > std::chrono::minutes(10)) {
+      throw std::runtime_error("drain did not finish in 10 minutes: " + running[0]->log());
+    }
+  }
+  const double wall = std::chrono::duration<double>(Clock::now() - started).count();
+  DrainRun run;
+  for (const auto& relay : running) {
+    run.relay_cpu_percent += 100.0 * cpu_seconds(relay->pid()) / wall;
+    run.peak_rss_mib = std::max(run.peak_rss_mib, peak_rss_mib(relay->pid()));
+  }
+  if (db != 0) run.db_cpu_percent = 100.0 * (cpu_seconds(db) - db_cpu_before) / wall;
+  for (const auto& relay : running) {
+    if (!relay->stop()) throw std::runtime_error("relay did not drain cleanly: " + relay->log());
+  }
+  run.rate = published_rate(context);
+  if (count_deliveries) {
+    std::map<std::string, int> seen;
+    for (const auto& record : test::read_topic(context.broker.bootstrap(), topic)) {
+      ++seen[record.headers.at("event_id")];
+      ++run.deliveries;
+    }
+    run.duplicates = run.deliveries - static_cast<long>(seen.size());
+  }
+  return run;
+}
+
+}  // namespace outbox::bench

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The benchmark suite in one command, from a fresh Debian bookworm machine as root: installs
+# packages (and gnuplot for the plots), builds, starts a private MariaDB for the benchmark
+# (data under .local/bench-mariadb, 4 GiB buffer pool) and runs outbox-bench, which starts
+# its own test broker. Report and plots: bench/out/ (report.md, *.png).
+#   bench/run.sh [--smoke] [--out DIR]     (--smoke: a seconds-long run that only proves the
+#                                            suite works)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+"$root/scripts/deps.sh" gnuplot-nox
+echo "==> building"
+"$root/scripts/build.sh" "$root/build" >/dev/null
+
+db_dir=$root/.local/bench-mariadb
+OUTBOX_MARIADB_BUFFER_POOL=4G "$root/scripts/local-mariadb.sh" start "$db_dir"
+trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"' EXIT
+# shellcheck disable=SC1091
+source "$db_dir/env"
+
+cd "$root"
+time "$root/build/bench/outbox-bench" "$@"

@@ -1,0 +1,121 @@
+#include "steady_latency.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "dataset.hpp"
+
+namespace outbox::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Writers commit concurrently like a service's request threads; one connection cannot commit
+// tens of thousands of transactions a second.
+constexpr int kWriters = 4;
+
+std::atomic<long> g_next_order{1};
+
+long pending_rows(MysqlSession& session) {
+  sql::PreparedStatement& statement = session.prepare(
+      "SELECT COUNT(*) FROM outbox_event FORCE INDEX (idx_outbox_pending) WHERE status = "
+      "'PENDING'");
+  std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
+  rows->next();
+  const long count = rows->getInt64(1);
+  rows.reset();
+  session.commit();
+  return count;
+}
+
+}  // namespace
+
+LatencyPhase measure_latency(BenchContext& context, double rate, int phase) {
+  LatencyPhase result;
+  result.target_rate = rate;
+  const double window = context.sizes.latency_window_seconds;
+  const int windows = context.sizes.latency_windows;
+  // A warm-up window, not measured (index -1): the relay settles into the new rate first.
+  const auto warm_up = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(std::min(2.0, window)));
+  const auto started = Clock::now() + warm_up;
+  const auto ends = started + std::chrono::duration<double>(window * windows);
+  std::atomic<long> written{0};
+  std::vector<std::jthread> writers;
+  for (int writer = 0; writer < kWriters; ++writer) {
+    writers.emplace_back([&] {
+      const MysqlThreadScope scope;
+      auto opened = MysqlSession::open(context.db.endpoint(), SessionSettings{});
+      if (!opened) return;
+      MysqlSession& session = *opened.value();
+      const double per_writer = rate / kWriters;
+      for (long n = 0;; ++n) {
+        const auto due = started - warm_up +
+                         std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(n / per_writer));
+        if (due >= ends) break;
+        std::this_thread::sleep_until(due);
+        const double since = std::chrono::duration<double>(Clock::now() - started).count();
+        const int index = since < 0 ? -1 : static_cast<int>(since / window);
+        const long order = g_next_order++;
+        const std::string event_id = "lat-" + std::to_string(phase) + "-" + std::to_string(index) +
+                                     "-" + std::to_string(order);
+        TransactionScope transaction(session);
+        sql::PreparedStatement& insert_order = session.prepare(
+            "INSERT INTO orders (id, tenant_id, request_id, acceptance_event_id, version, "
+            "status, created_at) VALUES (?, 7, ?, ?, 1, 'ACCEPTED', CURRENT_TIMESTAMP(6))");
+        insert_order.setInt64(1, order);
+        insert_order.setString(2, "req-" + std::to_string(order));
+        insert_order.setString(3, event_id);
+        insert_order.executeUpdate();
+        sql::PreparedStatement& insert_event = session.prepare(
+            "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+            "event_version, payload, status, created_at) VALUES (?, 'order', ?, "
+            "'ORDER_ACCEPTED', 1, ?, 'PENDING', CURRENT_TIMESTAMP(6))");
+        insert_event.setString(1, event_id);
+        insert_event.setString(2, std::to_string(order));
+        insert_event.setString(3, "{\"order_id\": " + std::to_string(order) +
+                                      ", \"tenant_id\": 7, \"version\": 1, \"status\": "
+                                      "\"ACCEPTED\", \"total_cents\": 12990, \"currency\": "
+                                      "\"EUR\", \"items\": 3}");
+        insert_event.executeUpdate();
+        transaction.commit();
+        ++written;
+      }
+    });
+  }
+  while (Clock::now() < ends) {
+    result.max_backlog = std::max(result.max_backlog, pending_rows(context.session));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  result.final_backlog = pending_rows(context.session);
+  writers.clear();
+  result.achieved_rate = static_cast<double>(written.load()) /
+                         (window * windows + std::chrono::duration<double>(warm_up).count());
+  const auto wait_started = Clock::now();
+  while (!outbox_drained(context)) {
+    if (Clock::now() - wait_started > std::chrono::minutes(5)) {
+      throw std::runtime_error("relay did not catch up after the latency phase");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (int w = 0; w < windows; ++w) {
+    std::vector<double> sample;
+    for (const auto& row : context.db.query(
+             "SELECT TIMESTAMPDIFF(MICROSECOND, created_at, published_at) FROM outbox_event "
+             "WHERE event_id LIKE 'lat-" +
+             std::to_string(phase) + "-" + std::to_string(w) + "-%'")) {
+      sample.push_back(std::stod(row[0]) / 1000.0);
+    }
+    if (sample.empty()) continue;
+    result.p50_ms.runs.push_back(Figure::percentile_of(sample, 50));
+    result.p99_ms.runs.push_back(Figure::percentile_of(sample, 99));
+    result.max_ms.runs.push_back(Figure::percentile_of(sample, 100));
+  }
+  return result;
+}
+
+}  // namespace outbox::bench

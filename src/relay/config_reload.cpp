@@ -1,0 +1,61 @@
+#include "config_reload.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <set>
+
+#include "logging.hpp"
+
+namespace outbox {
+namespace {
+
+// "section.key" -> printed value, from the redacted YAML printout.
+void flatten(const YAML::Node& node, const std::string& prefix,
+             std::map<std::string, std::string>& out) {
+  if (node.IsMap()) {
+    for (const auto& entry : node) {
+      const std::string key = entry.first.Scalar();
+      flatten(entry.second, prefix.empty() ? key : prefix + "." + key, out);
+    }
+  } else {
+    out[prefix] = node.IsScalar() ? node.Scalar() : "";
+  }
+}
+
+std::map<std::string, std::string> flat(const RelayConfig& config) {
+  std::map<std::string, std::string> out;
+  flatten(YAML::Load(print_relay_config(config)), "", out);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> apply_reload(const RelayConfig& running, const RelayConfig& fresh,
+                                      LiveSettings& live) {
+  set_log_level(fresh.log.level);
+  live.batch_size.store(static_cast<size_t>(fresh.relay.batch_size));
+  live.polls.set_intervals(fresh.relay.poll_interval, fresh.relay.poll_interval_max);
+
+  static const std::set<std::string> kLive{"log.level", "relay.batch_size", "relay.poll_interval",
+                                           "relay.poll_interval_max"};
+  const auto before = flat(running);
+  const auto after = flat(fresh);
+  std::set<std::string> keys;
+  for (const auto& [key, value] : before)
+    keys.insert(key);
+  for (const auto& [key, value] : after)
+    keys.insert(key);
+  std::vector<std::string> need_restart;
+  for (const std::string& key : keys) {
+    if (kLive.count(key) != 0) continue;
+    const auto old_value = before.find(key);
+    const auto new_value = after.find(key);
+    const bool same = old_value != before.end() && new_value != after.end() &&
+                      old_value->second == new_value->second;
+    if (!same) need_restart.push_back(key);
+  }
+  return need_restart;
+}
+
+}  // namespace outbox

@@ -1,0 +1,35 @@
+#include "failure_policy.hpp"
+
+#include <librdkafka/rdkafka.h>
+
+namespace outbox {
+
+FailureDisposition classify_failure(int error_code) {
+  switch (static_cast<rd_kafka_resp_err_t>(error_code)) {
+    // Our own decision to stop waiting: not the event's fault.
+    case RD_KAFKA_RESP_ERR__PURGE_QUEUE:
+    case RD_KAFKA_RESP_ERR__PURGE_INFLIGHT:
+    case RD_KAFKA_RESP_ERR__FATAL:
+      return FailureDisposition::kNotAttempted;
+    // The message itself is unacceptable, or the destination refuses it for good.
+    case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:
+    case RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE:
+    case RD_KAFKA_RESP_ERR_INVALID_RECORD:
+    case RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP:
+    case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:  // also: the row renders an illegal topic name
+    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_POLICY_VIOLATION:
+    case RD_KAFKA_RESP_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT:
+    case RD_KAFKA_RESP_ERR__INVALID_ARG:
+    case RD_KAFKA_RESP_ERR__BAD_MSG:
+      return FailureDisposition::kPermanent;
+    default:
+      return FailureDisposition::kRetry;
+  }
+}
+
+}  // namespace outbox

@@ -1,0 +1,145 @@
+#include "metrics_exposition.hpp"
+
+#include <librdkafka/rdkafka.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/text_serializer.h>
+
+#include <vector>
+
+#include "build_info.hpp"
+
+namespace outbox {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+MetricFamily family(const std::string& name, const std::string& help, MetricType type) {
+  return MetricFamily{name, help, type, {}};
+}
+
+MetricFamily counter(const std::string& name, const std::string& help, double value) {
+  MetricFamily out = family(name, help, MetricType::Counter);
+  ClientMetric metric;
+  metric.counter.value = value;
+  out.metric.push_back(metric);
+  return out;
+}
+
+ClientMetric gauge_value(double value, std::vector<ClientMetric::Label> labels = {}) {
+  ClientMetric metric;
+  metric.label = std::move(labels);
+  metric.gauge.value = value;
+  return metric;
+}
+
+MetricFamily gauge(const std::string& name, const std::string& help, double value) {
+  MetricFamily out = family(name, help, MetricType::Gauge);
+  out.metric.push_back(gauge_value(value));
+  return out;
+}
+
+template <typename Atomic>
+double value_of(const Atomic& atomic) {
+  return static_cast<double>(atomic.load());
+}
+
+}  // namespace
+
+std::string render_metrics(const MetricsSources& sources) {
+  const RelayStats& s = sources.stats;
+  std::vector<MetricFamily> families{
+      counter("outbox_relay_events_published_total",
+              "Events confirmed by the broker and marked PUBLISHED.", value_of(s.events_published)),
+      counter("outbox_relay_marks_refused_total",
+              "Confirmed deliveries not marked because another claim had taken the lease.",
+              value_of(s.marks_refused)),
+      counter("outbox_relay_marks_abandoned_total",
+              "Confirmed deliveries whose mark could not be written before the lease ended.",
+              value_of(s.marks_abandoned)),
+      counter("outbox_relay_claims_total", "Claim transactions that returned rows.",
+              value_of(s.claims)),
+      counter("outbox_relay_events_claimed_total", "Events leased by claims.",
+              value_of(s.events_claimed)),
+      counter("outbox_relay_leases_reclaimed_total", "Events taken over from an expired lease.",
+              value_of(s.leases_reclaimed)),
+      counter("outbox_relay_events_retrying_total",
+              "Failed deliveries parked as RETRY (an attempt counted).",
+              value_of(s.events_retrying)),
+      counter("outbox_relay_events_failed_total",
+              "Events parked as FAILED (permanent error or attempts used up).",
+              value_of(s.events_failed)),
+      counter("outbox_relay_events_released_total",
+              "Events put back to PENDING without an attempt (drain, producer replaced).",
+              value_of(s.events_released)),
+      counter("outbox_relay_events_parked_total",
+              "Events parked as BLOCKED behind an older event of their aggregate.",
+              value_of(s.events_parked)),
+      counter("outbox_relay_db_errors_total", "Failed MySQL operations (retried).",
+              value_of(s.db_errors)),
+      counter("outbox_relay_broker_errors_total", "Errors reported by the Kafka client.",
+              value_of(s.broker_errors)),
+  };
+
+  MetricFamily failures =
+      family("outbox_relay_publish_failures_total",
+             "Deliveries not confirmed, by librdkafka error.", MetricType::Counter);
+  for (const auto& [reason, count] : s.failures_by_reason()) {
+    ClientMetric metric;
+    metric.label = {{"reason", reason}};
+    metric.counter.value = static_cast<double>(count);
+    failures.metric.push_back(metric);
+  }
+  families.push_back(failures);
+
+  MetricFamily claim = family("outbox_relay_claim_duration_seconds",
+                              "Duration of one claim transaction.", MetricType::Histogram);
+  claim.metric.push_back(s.claim_seconds.Collect());
+  families.push_back(claim);
+  MetricFamily latency = family("outbox_relay_delivery_latency_seconds",
+                                "Time to the broker's acknowledgement, from the claim or from the "
+                                "event's commit (created_at).",
+                                MetricType::Histogram);
+  ClientMetric claim_to_ack = s.claim_to_ack_seconds.Collect();
+  claim_to_ack.label = {{"stage", "claim_to_ack"}};
+  ClientMetric created_to_ack = s.created_to_ack_seconds.Collect();
+  created_to_ack.label = {{"stage", "created_to_ack"}};
+  latency.metric = {claim_to_ack, created_to_ack};
+  families.push_back(latency);
+
+  const BacklogSnapshot backlog = sources.backlog.snapshot();
+  MetricFamily by_status =
+      family("outbox_relay_backlog_events", "Events waiting, by status (from a periodic query).",
+             MetricType::Gauge);
+  for (const auto& [status, count] : backlog.by_status) {
+    by_status.metric.push_back(gauge_value(static_cast<double>(count), {{"status", status}}));
+  }
+  families.push_back(by_status);
+  families.push_back(gauge("outbox_relay_oldest_unpublished_age_seconds",
+                           "Age of the oldest event still to publish (FAILED excluded).",
+                           backlog.oldest_unpublished_age_seconds));
+  families.push_back(gauge("outbox_relay_oldest_failed_age_seconds",
+                           "Age of the oldest FAILED event.", backlog.oldest_failed_age_seconds));
+  families.push_back(gauge("outbox_relay_blocked_aggregates",
+                           "Aggregates held back by a FAILED event (per-aggregate ordering).",
+                           static_cast<double>(backlog.blocked_aggregates)));
+  families.push_back(gauge("outbox_relay_events_in_flight",
+                           "Events claimed and not yet marked or released.",
+                           value_of(s.events_in_flight)));
+  families.push_back(gauge("outbox_relay_producer_queue_messages",
+                           "Messages in the Kafka producer's queue (queued and in flight).",
+                           static_cast<double>(sources.producer_queue())));
+  families.push_back(gauge("outbox_relay_ready", "1 when the relay is ready (see /readyz).",
+                           sources.ready() ? 1 : 0));
+  families.push_back(gauge("outbox_relay_draining", "1 once a drain (SIGTERM) began.",
+                           sources.health.draining() ? 1 : 0));
+  MetricFamily build = family("outbox_relay_build_info", "Versions, as labels.", MetricType::Gauge);
+  build.metric.push_back(
+      gauge_value(1, {{"version", kVersion}, {"librdkafka", rd_kafka_version_str()}}));
+  families.push_back(build);
+
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+}  // namespace outbox

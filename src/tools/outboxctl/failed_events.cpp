@@ -1,0 +1,109 @@
+// outboxctl requeue / skip: the operator's two answers to a FAILED event. requeue gives it
+// another full set of attempts; skip gives up on it for good (SKIPPED), which in
+// per-aggregate mode lets the rest of its aggregate move on.
+#include <cppconn/exception.h>
+
+#include <iostream>
+
+#include "command.hpp"
+#include "failed_events.hpp"
+#include "mysql/mysql_error.hpp"
+#include "mysql_claim_store.hpp"
+
+namespace outbox::ctl {
+namespace {
+
+// Requeue --all-failed works in slices so it never holds many row locks at once.
+constexpr int kRequeueSlice = 1000;
+
+std::string status_of(MysqlSession& session, const std::string& event_id) {
+  sql::PreparedStatement& statement =
+      session.prepare("SELECT status FROM outbox_event WHERE event_id = ?");
+  statement.setString(1, event_id);
+  std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
+  return rows->next() ? std::string(rows->getString(1)) : std::string();
+}
+
+// Changes one FAILED event with `sql` (param: event_id); explains why when it is not FAILED.
+int change_failed_event(CommandContext& context, const std::string& sql, const char* verb) {
+  const std::string& event_id = context.args[0];
+  TransactionScope transaction(context.session);
+  sql::PreparedStatement& statement = context.session.prepare(sql);
+  statement.setString(1, event_id);
+  const int changed = statement.executeUpdate();
+  const std::string now = status_of(context.session, event_id);
+  transaction.commit();
+  if (changed == 0) {
+    const std::string why = now.empty() ? "no such event" : "it is " + now + ", not FAILED";
+    if (context.json) {
+      std::cout << "{\"event_id\":" << json_string(event_id) << ",\"" << verb
+                << "\":false,\"status\":" << json_string(now) << ",\"error\":" << json_string(why)
+                << "}\n";
+    } else {
+      std::cerr << "event " << event_id << ": not " << verb << ": " << why << "\n";
+    }
+    return 1;
+  }
+  if (context.json) {
+    std::cout << "{\"event_id\":" << json_string(event_id) << ",\"" << verb
+              << "\":true,\"status\":" << json_string(now) << "}\n";
+  } else {
+    std::cout << "event " << event_id << ": " << verb << ", now " << now << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int requeue(CommandContext& context) {
+  if (context.args.size() != 1) return 64;
+  if (context.args[0] != "--all-failed") {
+    return change_failed_event(context,
+                               "UPDATE outbox_event SET status = 'PENDING', attempts = 0, "
+                               "next_attempt_at = NULL WHERE event_id = ? AND status = 'FAILED'",
+                               "requeued");
+  }
+  long total = 0;
+  for (;;) {
+    TransactionScope transaction(context.session);
+    sql::PreparedStatement& statement = context.session.prepare(
+        "UPDATE outbox_event SET status = 'PENDING', attempts = 0, next_attempt_at = NULL "
+        "WHERE status = 'FAILED' ORDER BY created_at, event_id LIMIT ?");
+    statement.setInt(1, kRequeueSlice);
+    const int changed = statement.executeUpdate();
+    transaction.commit();
+    total += changed;
+    if (changed < kRequeueSlice) break;
+  }
+  if (context.json) {
+    std::cout << "{\"requeued\":" << total << "}\n";
+  } else {
+    std::cout << total << " FAILED events requeued (PENDING, attempts reset)\n";
+  }
+  return 0;
+}
+
+int skip(CommandContext& context) {
+  if (context.args.size() != 1) return 64;
+  const int result =
+      change_failed_event(context,
+                          "UPDATE outbox_event SET status = 'SKIPPED', next_attempt_at = NULL "
+                          "WHERE event_id = ? AND status = 'FAILED'",
+                          "skipped");
+  if (result != 0 || context.config.relay.ordering != Ordering::kPerAggregate) return result;
+  // Wake the aggregate's next event now rather than at its blocked-row recheck.
+  ClaimPolicy policy;
+  policy.ordering = Ordering::kPerAggregate;
+  Outcome<std::unique_ptr<MysqlSession>> session =
+      MysqlSession::open(context.config.mysql, SessionSettings{});
+  if (session) {
+    MysqlClaimStore store(std::move(session).value(), policy);
+    if (Outcome<size_t> woken = store.wake_successors({context.args[0]}); !woken) {
+      std::cerr << "note: " << woken.error().message
+                << "; the relay wakes the aggregate's next event at its recheck instead\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace outbox::ctl

@@ -1,0 +1,125 @@
+// The failure policy end to end: a poison event parks as FAILED without stopping the others
+// (and, in per-aggregate mode, holds back only its own aggregate); retriable failures back off
+// and park after max_attempts; outboxctl requeue and skip put them back in motion.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "child_process.hpp"
+#include "poll.hpp"
+#include "relay_process.hpp"
+#include "test_database.hpp"
+#include "test_kafka.hpp"
+
+using namespace std::chrono_literals;
+using outbox::test::eventually;
+using outbox::test::logged;
+using outbox::test::RelayProcess;
+using outbox::test::RelayTestConfig;
+using outbox::test::run_command;
+using outbox::test::TestBroker;
+using outbox::test::TestDatabase;
+
+namespace {
+
+outbox::test::CommandResult outboxctl(const RelayProcess& relay, std::vector<std::string> args) {
+  args.insert(args.begin(), {outbox::test::outboxctl_binary(), "--config", relay.config_file()});
+  return run_command(args);
+}
+
+// event_id of aggregate's version in the test's insert.
+std::string id_of(const TestDatabase& db, const std::string& aggregate, int version) {
+  return db.scalar("SELECT event_id FROM outbox_event WHERE aggregate_id = '" + aggregate +
+                   "' AND event_version = " + std::to_string(version));
+}
+
+}  // namespace
+
+TEST_CASE("a poison event fails at once, the others flow, its aggregate waits until skipped",
+          "[failure-policy][e2e]") {
+  TestDatabase db;
+  // 11 aggregates x 3 versions; version 1 of agg-poison is above librdkafka's 1 MB
+  // message.max.bytes.
+  db.exec(
+      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+      "event_version, payload, status, created_at) SELECT CONCAT('poison-', LPAD(seq, 29, '0')), "
+      "'order', IF(seq % 11 = 0, 'agg-poison', CONCAT('agg-', seq % 11)), 'X', (seq - 1) DIV 11 "
+      "+ 1, IF(seq = 11, JSON_OBJECT('blob', REPEAT('x', 1100000)), JSON_OBJECT('seq', seq)), "
+      "'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM "
+      "seq_1_to_33");
+  const std::string poison = id_of(db, "agg-poison", 1);
+  TestBroker broker(3, 8, {"outbox.order"});
+  RelayProcess relay(db, broker.bootstrap(), RelayTestConfig{});
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 30; }));
+  REQUIRE(eventually([&] { return db.count("status = 'FAILED'") == 1; }));
+  CHECK(db.count("event_id = '" + poison +
+                 "' AND status = 'FAILED' AND attempts = 1 AND last_error LIKE "
+                 "'MSG_SIZE_TOO_LARGE:%'") == 1);
+  CHECK(logged(relay, "event " + poison + " FAILED: not delivered"));
+  // Its aggregate waits (BLOCKED), every other aggregate is complete.
+  CHECK(db.count("aggregate_id = 'agg-poison' AND event_version > 1 AND status = 'BLOCKED'") == 2);
+  CHECK(db.count("aggregate_id <> 'agg-poison' AND status <> 'PUBLISHED'") == 0);
+
+  const auto skipped = outboxctl(relay, {"skip", poison});
+  INFO(skipped.err);
+  CHECK(skipped.status == 0);
+  CHECK(skipped.out == "event " + poison + ": skipped, now SKIPPED\n");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 32; }));
+  outbox::test::stop_gracefully(relay);
+
+  std::vector<std::string> poison_versions;
+  for (const auto& record : outbox::test::read_topic(broker.bootstrap(), "outbox.order")) {
+    if (record.key == "agg-poison") poison_versions.push_back(record.headers.at("event_version"));
+  }
+  CHECK(poison_versions == std::vector<std::string>{"2", "3"});
+  // Skipping it again is refused and says why.
+  const auto again = outboxctl(relay, {"skip", poison});
+  CHECK(again.status == 1);
+  CHECK(again.err == "event " + poison + ": not skipped: it is SKIPPED, not FAILED\n");
+}
+
+TEST_CASE("retriable failures back off, park as FAILED after max_attempts, requeue publishes",
+          "[failure-policy][e2e]") {
+  TestDatabase db;
+  db.insert_events(1, "flaky");
+  const std::string id = outbox::test::event_id("flaky", 1);
+  TestBroker broker(1, 1, {"outbox.order"});
+  RelayTestConfig settings;
+  settings.lease = "10s";
+  settings.extra_kafka_properties =
+      "    message.timeout.ms: 1000\n"
+      "    retry.backoff.ms: 100\n";
+  settings.extra_relay_settings =
+      "  max_attempts: 3\n"
+      "  retry_backoff_initial: 200ms\n"
+      "  retry_backoff_max: 400ms\n";
+  // Every produce request fails (retriably) until the test clears the errors.
+  std::string errors = "errors Produce";
+  for (int i = 0; i < 300; ++i)
+    errors += " NOT_ENOUGH_REPLICAS";
+  broker.command(errors);
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return db.count("status = 'FAILED'") == 1; }));
+  CHECK(db.count("event_id = '" + id +
+                 "' AND attempts = 3 AND next_attempt_at IS NULL AND last_error LIKE "
+                 "'_MSG_TIMED_OUT:%'") == 1);
+  CHECK(logged(relay, "event " + id + " attempt 1 of 3:"));
+  CHECK(logged(relay, "event " + id + " attempt 2 of 3:"));
+  CHECK(logged(relay, "event " + id + " FAILED after 3 attempts:"));
+  CHECK(logged(relay, "retries 1 events whose backoff ended"));
+
+  broker.command("clear Produce");
+  const auto requeued = outboxctl(relay, {"--json", "requeue", id});
+  INFO(requeued.err);
+  CHECK(requeued.status == 0);
+  CHECK(requeued.out == "{\"event_id\":\"" + id + "\",\"requeued\":true,\"status\":\"PENDING\"}\n");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 1; }));
+  outbox::test::stop_gracefully(relay);
+  CHECK(outbox::test::deliveries_by_event(broker.bootstrap(), "outbox.order").count(id) == 1);
+  const auto not_failed = outboxctl(relay, {"requeue", id});
+  CHECK(not_failed.status == 1);
+  CHECK(not_failed.err == "event " + id + ": not requeued: it is PUBLISHED, not FAILED\n");
+  const auto all = outboxctl(relay, {"requeue", "--all-failed"});
+  CHECK(all.status == 0);
+  CHECK(all.out == "0 FAILED events requeued (PENDING, attempts reset)\n");
+}

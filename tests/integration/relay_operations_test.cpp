@@ -1,0 +1,243 @@
+// The relay as operators run it: metrics and health over HTTP after a real run, systemd's
+// notify protocol and credentials directory, SIGHUP reload, secrets kept out of the logs, JSON
+// log lines.
+#include <httplib.h>
+#include <signal.h>
+#include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "child_process.hpp"
+#include "notify_socket.hpp"
+#include "poll.hpp"
+#include "relay_process.hpp"
+#include "test_database.hpp"
+#include "test_kafka.hpp"
+
+using namespace std::chrono_literals;
+using outbox::test::eventually;
+using outbox::test::logged;
+using outbox::test::RelayProcess;
+using outbox::test::RelayTestConfig;
+using outbox::test::TestBroker;
+using outbox::test::TestDatabase;
+
+namespace {
+
+struct HttpAnswer {
+  int status = 0;
+  std::string body;
+};
+
+HttpAnswer get(int port, const std::string& path) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(5, 0);
+  const auto result = client.Get(path.c_str());
+  if (!result) return {};
+  return {result->status, result->body};
+}
+
+// The value of one sample line ("name{labels} value") of a Prometheus exposition.
+double sample(const std::string& metrics, const std::string& series) {
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("metrics and health endpoints report a real run", "[operations]") {
+  TestDatabase db;
+  db.insert_events(300, "metric");
+  TestBroker broker(3, 8, {"outbox.order"});
+  RelayProcess relay(db, broker.bootstrap(), RelayTestConfig{});
+  const int port = relay.metrics_port();
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 300; }));
+  REQUIRE(eventually([&] { return get(port, "/readyz").status == 200; }));
+  CHECK(get(port, "/readyz").body == "ready\n");
+  CHECK(get(port, "/healthz").status == 200);
+  CHECK(get(port, "/healthz").body == "ok\n");
+
+  // Backlog gauges come from a periodic query (1 s in tests): wait for one after the drain.
+  std::string metrics;
+  REQUIRE(eventually([&] {
+    metrics = get(port, "/metrics").body;
+    return sample(metrics, "outbox_relay_backlog_events{status=\"PENDING\"}") == 0 &&
+           sample(metrics, "outbox_relay_events_published_total") == 300;
+  }));
+  CHECK(sample(metrics, "outbox_relay_events_claimed_total") == 300);
+  CHECK(sample(metrics, "outbox_relay_marks_refused_total") == 0);
+  CHECK(sample(metrics, "outbox_relay_events_in_flight") == 0);
+  CHECK(sample(metrics, "outbox_relay_ready") == 1);
+  CHECK(sample(metrics, "outbox_relay_draining") == 0);
+  CHECK(sample(metrics, "outbox_relay_backlog_events{status=\"FAILED\"}") == 0);
+  CHECK(sample(metrics, "outbox_relay_claim_duration_seconds_count") >= 1);
+  CHECK(sample(metrics, "outbox_relay_delivery_latency_seconds_count{stage=\"claim_to_ack\"}") ==
+        300);
+  CHECK(sample(metrics, "outbox_relay_delivery_latency_seconds_count{stage=\"created_to_ack\"}") ==
+        300);
+  CHECK(metrics.find("# TYPE outbox_relay_events_published_total counter") != std::string::npos);
+  CHECK(metrics.find("outbox_relay_build_info{version=\"") != std::string::npos);
+
+  // Broker gone: not ready any more (the relay cannot publish), still alive.
+  broker.command("down all");
+  db.insert_events(10, "metric-down");
+  REQUIRE(eventually([&] { return get(port, "/readyz").status == 503; }));
+  CHECK(get(port, "/readyz").body == "kafka unreachable or producer failed\n");
+  CHECK(get(port, "/healthz").status == 200);
+  REQUIRE(eventually([&] {
+    metrics = get(port, "/metrics").body;
+    return sample(metrics, "outbox_relay_publish_failures_total{reason=\"_MSG_TIMED_OUT\"}") >= 1 ||
+           sample(metrics, "outbox_relay_broker_errors_total") >= 1;
+  }));
+  broker.command("up all");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 310; }));
+  outbox::test::stop_gracefully(relay);
+}
+
+TEST_CASE("under systemd: credentials, READY=1 after start-up, STATUS, WATCHDOG, STOPPING",
+          "[operations][systemd]") {
+  TestDatabase db;
+  db.insert_events(50, "notify");
+  TestBroker broker;
+  outbox::test::TempDir dir;
+  // LoadCredential= puts the password in $CREDENTIALS_DIRECTORY; the config points there.
+  const std::string credentials = dir.path() + "/credentials";
+  std::filesystem::create_directory(credentials);
+  dir.write("credentials/mysql-password", db.endpoint().password + "\n");
+  std::string yaml = outbox::test::relay_config_yaml(db, broker.bootstrap(), RelayTestConfig{});
+  yaml.replace(yaml.find("password: ${OUTBOX_MYSQL_PASSWORD}"),
+               std::string("password: ${OUTBOX_MYSQL_PASSWORD}").size(),
+               "password_file: ${CREDENTIALS_DIRECTORY}/mysql-password");
+  const std::string config = dir.write("relay.yaml", yaml);
+  outbox::test::NotifySocket notify(dir.path() + "/notify.sock");
+  outbox::test::ChildProcess relay({outbox::test::relay_binary(), "--config", config},
+                                   dir.file("relay.log"),
+                                   {{"NOTIFY_SOCKET", notify.path()},
+                                    {"CREDENTIALS_DIRECTORY", credentials},
+                                    {"WATCHDOG_USEC", "2000000"},
+                                    {"OUTBOX_MYSQL_PASSWORD", "not-the-password"}});
+  REQUIRE(notify.wait_for("READY=1"));
+  // READY=1 came only after MySQL and Kafka answered.
+  const std::string log = relay.output();
+  CHECK(log.find("mysql ") < log.find("relay running"));
+  CHECK(log.find("kafka ") < log.find("relay running"));
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 50; }));
+  REQUIRE(notify.wait_for("WATCHDOG=1"));
+  REQUIRE(notify.wait_for("STATUS=published 50 "));
+  relay.signal(SIGTERM);
+  REQUIRE(notify.wait_for("STOPPING=1"));
+  const auto status = relay.wait_exit(60s);
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+}
+
+TEST_CASE("SIGHUP applies what it can, keeps the old config on errors, names restarts",
+          "[operations][reload]") {
+  TestDatabase db;
+  TestBroker broker;
+  RelayTestConfig settings;
+  settings.instance_id = "reloader";
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return logged(relay, "relay running"); }));
+  const std::string original = [&] {
+    std::ifstream in(relay.config_file());
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }();
+  const auto rewrite = [&](const std::string& text) { std::ofstream(relay.config_file()) << text; };
+
+  // A broken file: nothing changes, every problem is logged.
+  rewrite(original + "bogus_section: 1\n");
+  relay.process().signal(SIGHUP);
+  REQUIRE(
+      eventually([&] { return logged(relay, "is not valid; keeping the running configuration"); }));
+  CHECK(logged(relay, "bogus_section: unknown key"));
+
+  // Live keys apply; a key that needs a restart is named.
+  std::string changed = original;
+  changed.replace(changed.find("batch_size: 500"), 15, "batch_size: 7");
+  changed.replace(changed.find("level: debug"), 12, "level: info");
+  changed.replace(changed.find("instance_id: reloader"), 21, "instance_id: renamed");
+  rewrite(changed);
+  relay.process().signal(SIGHUP);
+  REQUIRE(eventually([&] {
+    return logged(
+        relay, "SIGHUP: reloaded " + relay.config_file() + ": log.level info, relay.batch_size 7");
+  }));
+  CHECK(logged(relay, "SIGHUP: relay.instance_id changed; it takes effect only after a restart"));
+  // The new batch size is used: 20 events need 3 claims of at most 7.
+  db.insert_events(20, "reload");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 20; }));
+  CHECK(db.count("published_by LIKE 'reloader/%'") == 20);
+  const auto claims = db.scalar("SELECT COUNT(DISTINCT published_by) FROM outbox_event");
+  CHECK(std::stoi(claims) >= 3);
+  outbox::test::stop_gracefully(relay);
+}
+
+TEST_CASE("secrets never reach the logs, even at trace level with librdkafka debugging",
+          "[operations][secrets]") {
+  TestDatabase db;
+  db.insert_events(5, "secret");
+  TestBroker broker;
+  // A dedicated user with a password that is easy to search for.
+  const std::string password = "Pw-9f3c2e1d-never-log-me";
+  const std::string user = "relay_" + db.name().substr(2);
+  db.exec("CREATE USER '" + user + "'@'127.0.0.1' IDENTIFIED BY '" + password +
+          "'; GRANT ALL ON `" + db.name() + "`.* TO '" + user + "'@'127.0.0.1'");
+  outbox::test::TempDir dir;
+  std::string yaml = outbox::test::relay_config_yaml(db, broker.bootstrap(), RelayTestConfig{});
+  yaml.replace(yaml.find("user: " + db.endpoint().user), 6 + db.endpoint().user.size(),
+               "user: " + user);
+  yaml.replace(yaml.find("${OUTBOX_MYSQL_PASSWORD}"), 24, password);
+  yaml.replace(
+      yaml.find("  properties:\n"), 14,
+      "  properties:\n    sasl.password: Kafka-5e6d-never-log-me\n    debug: conf,generic\n");
+  yaml.replace(yaml.find("  level: debug"), 14, "  level: trace");
+  const std::string config = dir.write("relay.yaml", yaml);
+  outbox::test::ChildProcess relay({outbox::test::relay_binary(), "--config", config},
+                                   dir.file("relay.log"));
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 5; }));
+  relay.signal(SIGTERM);
+  REQUIRE(relay.wait_exit(60s).has_value());
+  const std::string log = relay.output();
+  CHECK(log.find("librdkafka") != std::string::npos);  // its debug output was on
+  CHECK(log.find("sasl.password = *****") != std::string::npos);
+  CHECK(log.find(password) == std::string::npos);
+  CHECK(log.find("Kafka-5e6d-never-log-me") == std::string::npos);
+  db.exec("DROP USER '" + user + "'@'127.0.0.1'");
+}
+
+TEST_CASE("log.format json writes one JSON object per line", "[operations][logs]") {
+  TestDatabase db;
+  db.insert_events(3, "json");
+  TestBroker broker;
+  RelayTestConfig settings;
+  settings.extra_log_settings = "  format: json\n";
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 3; }));
+  outbox::test::stop_gracefully(relay);
+  std::istringstream lines(relay.log());
+  int parsed = 0;
+  bool saw_event = false;
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    const YAML::Node record = YAML::Load(line);  // JSON is YAML: any malformed line throws
+    REQUIRE(record.IsMap());
+    CHECK(record["ts"].IsScalar());
+    CHECK(record["level"].IsScalar());
+    const std::string message = record["msg"].as<std::string>();
+    if (message.find("event " + outbox::test::event_id("json", 1) +
+                     " delivered to outbox.order[") == 0) {
+      saw_event = true;
+    }
+    ++parsed;
+  }
+  CHECK(parsed > 10);
+  CHECK(saw_event);
+}
