@@ -76,14 +76,11 @@ ConsumerBehaviour read_consumer(YamlSection& section, const std::string& default
   if (section.has("dead_letter_topic") && !is_valid_topic_name(consumer.dead_letter_topic)) {
     section.problem("dead_letter_topic", "\"" + consumer.dead_letter_topic + "\" " + kTopicRule);
   }
-  consumer.backoff_initial =
-      section.duration("backoff_initial", consumer.backoff_initial, milliseconds(1), minutes(1));
-  consumer.backoff_max =
-      section.duration("backoff_max", consumer.backoff_max, milliseconds(1), hours(1));
-  if (consumer.backoff_max < consumer.backoff_initial) {
-    section.problem("backoff_max", "must not be shorter than consumer.backoff_initial (" +
-                                       format_duration(consumer.backoff_initial) + ")");
-  }
+  const YamlSection::DurationRange backoff = section.duration_range(
+      "backoff_initial", "backoff_max", {consumer.backoff_initial, consumer.backoff_max},
+      milliseconds(1), minutes(1), hours(1));
+  consumer.backoff_initial = backoff.initial;
+  consumer.backoff_max = backoff.max;
   section.reject_unknown_keys();
   return consumer;
 }

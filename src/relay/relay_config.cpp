@@ -63,26 +63,21 @@ RelaySettings read_relay(YamlSection section) {
       section.duration("drain_timeout", relay.drain_timeout, seconds(1), minutes(10));
   relay.reclaim_interval =
       section.duration("reclaim_interval", relay.reclaim_interval, milliseconds(10), minutes(10));
-  relay.backoff_initial =
-      section.duration("backoff_initial", relay.backoff_initial, milliseconds(1), minutes(1));
-  relay.backoff_max = section.duration("backoff_max", relay.backoff_max, milliseconds(1), hours(1));
-  if (relay.backoff_max < relay.backoff_initial) {
-    section.problem("backoff_max", "must not be shorter than relay.backoff_initial (" +
-                                       format_duration(relay.backoff_initial) + ")");
-  }
+  const YamlSection::DurationRange backoff = section.duration_range(
+      "backoff_initial", "backoff_max", {relay.backoff_initial, relay.backoff_max}, milliseconds(1),
+      minutes(1), hours(1));
+  relay.backoff_initial = backoff.initial;
+  relay.backoff_max = backoff.max;
   relay.ordering = section.choice("ordering", "per_aggregate", {"per_aggregate", "none"}) == "none"
                        ? Ordering::kNone
                        : Ordering::kPerAggregate;
   relay.max_attempts =
       static_cast<int>(section.integer("max_attempts", relay.max_attempts, 1, 1000));
-  relay.retry_backoff_initial = section.duration(
-      "retry_backoff_initial", relay.retry_backoff_initial, milliseconds(1), hours(1));
-  relay.retry_backoff_max =
-      section.duration("retry_backoff_max", relay.retry_backoff_max, milliseconds(1), hours(24));
-  if (relay.retry_backoff_max < relay.retry_backoff_initial) {
-    section.problem("retry_backoff_max", "must not be shorter than relay.retry_backoff_initial (" +
-                                             format_duration(relay.retry_backoff_initial) + ")");
-  }
+  const YamlSection::DurationRange retry_backoff = section.duration_range(
+      "retry_backoff_initial", "retry_backoff_max",
+      {relay.retry_backoff_initial, relay.retry_backoff_max}, milliseconds(1), hours(1), hours(24));
+  relay.retry_backoff_initial = retry_backoff.initial;
+  relay.retry_backoff_max = retry_backoff.max;
   section.reject_unknown_keys();
   return relay;
 }

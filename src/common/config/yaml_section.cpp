@@ -160,6 +160,20 @@ Micros YamlSection::duration(const std::string& key, Micros fallback, Micros min
   return *value;
 }
 
+YamlSection::DurationRange YamlSection::duration_range(const std::string& initial_key,
+                                                       const std::string& max_key,
+                                                       DurationRange fallback, Micros min,
+                                                       Micros initial_highest, Micros max_highest) {
+  DurationRange range;
+  range.initial = duration(initial_key, fallback.initial, min, initial_highest);
+  range.max = duration(max_key, fallback.max, min, max_highest);
+  if (range.max < range.initial) {
+    problem(max_key, "must not be shorter than " + path_of(initial_key) + " (" +
+                         format_duration(range.initial) + ")");
+  }
+  return range;
+}
+
 bool YamlSection::boolean(const std::string& key, bool fallback) {
   const std::optional<std::string> text = scalar(key, "true or false");
   if (!text) return fallback;
