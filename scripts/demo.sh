@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The demo, from a fresh Debian bookworm machine as root: installs packages, builds, starts a
-# private MariaDB (data under .local/) and the test broker, applies sql/, writes a stream of
-# orders + events, runs the relay with live progress, then proves with kcat that every event
-# arrived exactly once.
+# private MariaDB (data under .local/) and the test broker, applies sql/, and runs the whole
+# chain with live progress: the writer (outbox-loadgen: order + event in one transaction) ->
+# the relay (outbox-relay) -> the consumer (notification-planner: one notification_job per
+# event). Then it proves with kcat that every event arrived, and with SQL that every order got
+# exactly one notification job.
 #   scripts/demo.sh [ORDERS] [RATE_PER_SECOND]      (default 20000 orders at 2000/s)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,19 +40,22 @@ sql=(mariadb --no-defaults -h"$OUTBOX_MYSQL_HOST" -P"$OUTBOX_MYSQL_PORT" -u"$OUT
 echo "==> schema applied to database demo"
 
 "$bin/tools/test_broker/outbox-test-broker" --brokers 3 --partitions 8 --topic outbox.order \
-  --control "$work/broker.sock" >"$work/broker.log" 2>&1 </dev/null &
+  --topic outbox.order.dead-letter --control "$work/broker.sock" >"$work/broker.log" 2>&1 \
+  </dev/null &
 pids+=($!)
 for _ in $(seq 1 100); do grep -q bootstrap= "$work/broker.log" && break; sleep 0.1; done
 bootstrap=$(sed -n 's/^bootstrap=//p' "$work/broker.log")
 echo "==> test broker (librdkafka mock cluster, 3 brokers) at $bootstrap"
 
+# Both programs read the server's address and credentials from the environment (\${VAR}).
+mysql_section='mysql:
+  host: ${OUTBOX_MYSQL_HOST}
+  port: ${OUTBOX_MYSQL_PORT}
+  user: ${OUTBOX_MYSQL_USER}
+  password: ${OUTBOX_MYSQL_PASSWORD}
+  database: demo'
 cat >"$work/relay.yaml" <<YAML
-mysql:
-  host: \${OUTBOX_MYSQL_HOST}
-  port: \${OUTBOX_MYSQL_PORT}
-  user: \${OUTBOX_MYSQL_USER}
-  password: \${OUTBOX_MYSQL_PASSWORD}
-  database: demo
+$mysql_section
 kafka:
   bootstrap_servers: $bootstrap
 relay:
@@ -59,6 +64,24 @@ log:
   stats_interval: 5s
 YAML
 "$bin/relay/outbox-relay" --check-config "$work/relay.yaml"
+
+cat >"$work/planner.yaml" <<YAML
+$mysql_section
+kafka:
+  bootstrap_servers: $bootstrap
+  topics: [outbox.order]
+consumer:
+  name: notification-planner
+  dead_letter_topic: outbox.order.dead-letter
+log:
+  stats_interval: 5s
+YAML
+planner_bin=$bin/consumer/notification_planner/notification-planner
+"$planner_bin" --check-config "$work/planner.yaml"
+echo "==> starting notification-planner (log: $work/planner.log)"
+"$planner_bin" --config "$work/planner.yaml" >"$work/planner.log" 2>&1 &
+planner=$!
+pids+=($planner)
 
 echo "==> writing $orders orders (order row + outbox event, one transaction each) at $rate/s"
 "$bin/tools/loadgen/outbox-loadgen" --host "$OUTBOX_MYSQL_HOST" --port "$OUTBOX_MYSQL_PORT" \
@@ -74,20 +97,23 @@ pids+=($relay)
 
 count() { "${sql[@]}" -N -B demo -e "$1"; }
 last=0
-printf '%8s %10s %10s %10s %10s\n' time written published backlog rate/s
+printf '%8s %10s %10s %10s %10s %10s\n' time written published jobs backlog published/s
 for t in $(seq 1 600); do
   sleep 1
-  read -r written published backlog < <(count "SELECT COUNT(*), COALESCE(SUM(status = 'PUBLISHED'), 0), COALESCE(SUM(status <> 'PUBLISHED'), 0) FROM outbox_event")
-  printf '%7ss %10s %10s %10s %10s\n' "$t" "$written" "$published" "$backlog" $((published - last))
+  read -r written published backlog jobs < <(count "SELECT COUNT(*), COALESCE(SUM(status = 'PUBLISHED'), 0), COALESCE(SUM(status <> 'PUBLISHED'), 0), (SELECT COUNT(*) FROM notification_job) FROM outbox_event")
+  printf '%7ss %10s %10s %10s %10s %10s\n' "$t" "$written" "$published" "$jobs" "$backlog" $((published - last))
   last=$published
-  if ! kill -0 "$loadgen" 2>/dev/null && [[ $published == "$orders" ]]; then break; fi
+  if ! kill -0 "$loadgen" 2>/dev/null && [[ $published == "$orders" && $jobs == "$orders" ]]; then break; fi
   kill -0 "$relay" 2>/dev/null || { echo "relay exited unexpectedly:"; tail -20 "$work/relay.log"; exit 1; }
+  kill -0 "$planner" 2>/dev/null || { echo "notification-planner exited unexpectedly:"; tail -20 "$work/planner.log"; exit 1; }
 done
 wait "$loadgen" || { echo "load generator failed:"; tail "$work/loadgen.log"; exit 1; }
+echo "    loadgen: $(tail -1 "$work/loadgen.log")"
 
-echo "==> draining the relay (SIGTERM)"
-kill -TERM "$relay"
+echo "==> draining the relay and notification-planner (SIGTERM)"
+kill -TERM "$relay" "$planner"
 wait "$relay" && echo "    relay exited 0"
+wait "$planner" && echo "    notification-planner exited 0"
 
 echo "==> verifying with kcat (an independent Kafka client)"
 kcat -b "$bootstrap" -C -t outbox.order -o beginning -e -q -f '%h\n' |
@@ -97,12 +123,19 @@ on_kafka=$(wc -l <"$work/kafka-event-ids")
 distinct=$(uniq <"$work/kafka-event-ids" | wc -l)
 missing=$(comm -23 "$work/db-event-ids" <(uniq "$work/kafka-event-ids") | wc -l)
 orders_rows=$(count "SELECT COUNT(*) FROM orders")
+jobs=$(count "SELECT COUNT(*) FROM notification_job")
+# A job counts only if it belongs to its order: the order's acceptance event, its id, version.
+matching=$(count "SELECT COUNT(*) FROM orders o JOIN notification_job j ON j.event_id = o.acceptance_event_id AND j.order_id = o.id AND j.source_version = o.version")
+consumed=$(count "SELECT COUNT(*) FROM consumed_event WHERE consumer_name = 'notification-planner'")
+dead=$(kcat -b "$bootstrap" -C -t outbox.order.dead-letter -o beginning -e -q -f 'x\n' | wc -l)
 echo "    orders committed:          $orders_rows"
 echo "    outbox events PUBLISHED:   $(count "SELECT COUNT(*) FROM outbox_event WHERE status = 'PUBLISHED'")"
 echo "    messages on outbox.order:  $on_kafka ($distinct distinct event ids, $((on_kafka - distinct)) duplicates)"
 echo "    events missing on Kafka:   $missing"
-if [[ $missing == 0 && $distinct == "$orders_rows" ]]; then
-  echo "==> OK: every committed event is on Kafka"
+echo "    notification jobs:         $jobs ($matching matching their order; consumed_event rows: $consumed)"
+echo "    dead letters:              $dead"
+if [[ $missing == 0 && $distinct == "$orders_rows" && $jobs == "$orders_rows" && $matching == "$orders_rows" && $dead == 0 ]]; then
+  echo "==> OK: every committed event is on Kafka, and every order has exactly one notification job"
 else
   echo "==> FAILED: see $work"
   exit 1

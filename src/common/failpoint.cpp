@@ -1,6 +1,7 @@
 #include "failpoint.hpp"
 
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -108,6 +109,9 @@ bool hit(std::string_view name) {
     if (point.fire_on != 0 && point.hits != point.fire_on) return false;
     action = point.action;
     sleep_ms = point.sleep_ms;
+    // Before acting, so that the log shows where a deliberate failure came from, and a test
+    // can tell that the process now waits inside the window.
+    spdlog::warn("FAILPOINT {} fired: {}", name, point.text.substr(point.text.find('=') + 1));
   }
   switch (action) {
     case Action::kKill:

@@ -32,6 +32,7 @@ Status configure_from_environment();
 // Parses a spec as configure_from_environment() would (for tests of this module).
 Status configure(std::string_view spec, bool guarded);
 
+// Each firing logs "FAILPOINT <name> fired: <action>" (warn) before it acts.
 // True when the point's action is "error" and it fires now. "kill" does not return; "sleep"
 // returns false after sleeping. Costs one relaxed atomic load when nothing is armed.
 bool hit(std::string_view name);

@@ -62,11 +62,7 @@ Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSetti
                                                                 std::atomic<uint64_t>* errors) {
   Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1, errors);
   if (!producer) return producer.error();
-  for (const ProducerProperty& property : producer_properties(kafka)) {
-    spdlog::info("kafka property {} = {} ({})", property.name,
-                 is_secret_kafka_property(property.name) ? "*****" : property.value,
-                 property.origin);
-  }
+  log_kafka_properties(producer_properties(kafka));
   return std::unique_ptr<KafkaPublisher>(
       new KafkaPublisher(kafka, std::move(router), std::move(producer).value(), errors));
 }

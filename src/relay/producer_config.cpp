@@ -1,7 +1,5 @@
 #include "producer_config.hpp"
 
-#include <array>
-#include <cctype>
 #include <charconv>
 
 namespace outbox {
@@ -25,36 +23,21 @@ const std::vector<std::pair<std::string, std::string>>& relay_defaults() {
   return defaults;
 }
 
-std::string trim_lower(std::string text) {
-  for (char& c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // Why a user-supplied property may not be set, or "" if it may.
 std::string forbidden_reason(const std::string& name, const std::string& value) {
   if (name == "bootstrap.servers" || name == "metadata.broker.list") {
     return "set kafka.bootstrap_servers instead";
   }
-  if (name == "enable.idempotence" && trim_lower(value) != "true") {
+  if (name == "enable.idempotence" && lowercase(value) != "true") {
     return "must stay true: the relay relies on the idempotent producer for per-partition order "
            "and for retries that do not duplicate";
   }
-  if ((name == "acks" || name == "request.required.acks") && trim_lower(value) != "all" &&
+  if ((name == "acks" || name == "request.required.acks") && lowercase(value) != "all" &&
       value != "-1") {
     return "must stay all: an event is marked PUBLISHED only once every in-sync replica has it";
   }
   if (name == "transactional.id") return "is not supported: the relay does not use transactions";
   return "";
-}
-
-rd_kafka_conf_res_t set_property(rd_kafka_conf_t* conf, const ProducerProperty& property,
-                                 std::string& error) {
-  std::array<char, 512> message{};
-  const rd_kafka_conf_res_t result = rd_kafka_conf_set(
-      conf, property.name.c_str(), property.value.c_str(), message.data(), message.size());
-  if (result != RD_KAFKA_CONF_OK) error = message.data();
-  return result;
 }
 
 }  // namespace
@@ -73,31 +56,11 @@ std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka) {
 }
 
 Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka) {
-  RdKafkaConf conf(rd_kafka_conf_new());
-  for (const ProducerProperty& property : producer_properties(kafka)) {
-    std::string error;
-    if (set_property(conf.get(), property, error) != RD_KAFKA_CONF_OK) {
-      return Error{"librdkafka rejects " + property.name + ": " + error};
-    }
-  }
-  return conf;
+  return make_kafka_conf(producer_properties(kafka));
 }
 
 void validate_producer_properties(const KafkaSettings& kafka, ConfigDiagnostics& diagnostics) {
-  RdKafkaConf scratch(rd_kafka_conf_new());
-  for (const ScalarAt& property : kafka.properties) {
-    const std::string path = "kafka.properties." + property.key;
-    const std::string reason = forbidden_reason(property.key, property.value);
-    if (!reason.empty()) {
-      diagnostics.add(property.line, path, reason);
-      continue;
-    }
-    std::string error;
-    if (set_property(scratch.get(), {property.key, property.value, ""}, error) !=
-        RD_KAFKA_CONF_OK) {
-      diagnostics.add(property.line, path, "librdkafka rejects it: " + error);
-    }
-  }
+  validate_kafka_properties(kafka.properties, forbidden_reason, diagnostics);
 }
 
 Micros effective_delivery_timeout(const KafkaSettings& kafka) {

@@ -5,6 +5,7 @@
 
 #include "config/config_diagnostics.hpp"
 #include "config/duration.hpp"
+#include "kafka/kafka_properties.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "outcome.hpp"
 #include "relay_config.hpp"
@@ -12,11 +13,7 @@
 namespace outbox {
 
 // One librdkafka property as the relay applies it, and why it has that value.
-struct ProducerProperty {
-  std::string name;
-  std::string value;
-  const char* origin;  // "default", "kafka.properties" or "required by the relay"
-};
+using ProducerProperty = KafkaProperty;
 
 // The effective producer properties, in the order they are applied: the relay's defaults,
 // then the user's kafka.properties, then the settings the relay's guarantees depend on.

@@ -63,38 +63,23 @@ RelaySettings read_relay(YamlSection section) {
       section.duration("drain_timeout", relay.drain_timeout, seconds(1), minutes(10));
   relay.reclaim_interval =
       section.duration("reclaim_interval", relay.reclaim_interval, milliseconds(10), minutes(10));
-  relay.backoff_initial =
-      section.duration("backoff_initial", relay.backoff_initial, milliseconds(1), minutes(1));
-  relay.backoff_max = section.duration("backoff_max", relay.backoff_max, milliseconds(1), hours(1));
-  if (relay.backoff_max < relay.backoff_initial) {
-    section.problem("backoff_max", "must not be shorter than relay.backoff_initial (" +
-                                       format_duration(relay.backoff_initial) + ")");
-  }
+  const YamlSection::DurationRange backoff = section.duration_range(
+      "backoff_initial", "backoff_max", {relay.backoff_initial, relay.backoff_max}, milliseconds(1),
+      minutes(1), hours(1));
+  relay.backoff_initial = backoff.initial;
+  relay.backoff_max = backoff.max;
   relay.ordering = section.choice("ordering", "per_aggregate", {"per_aggregate", "none"}) == "none"
                        ? Ordering::kNone
                        : Ordering::kPerAggregate;
   relay.max_attempts =
       static_cast<int>(section.integer("max_attempts", relay.max_attempts, 1, 1000));
-  relay.retry_backoff_initial = section.duration(
-      "retry_backoff_initial", relay.retry_backoff_initial, milliseconds(1), hours(1));
-  relay.retry_backoff_max =
-      section.duration("retry_backoff_max", relay.retry_backoff_max, milliseconds(1), hours(24));
-  if (relay.retry_backoff_max < relay.retry_backoff_initial) {
-    section.problem("retry_backoff_max", "must not be shorter than relay.retry_backoff_initial (" +
-                                             format_duration(relay.retry_backoff_initial) + ")");
-  }
+  const YamlSection::DurationRange retry_backoff = section.duration_range(
+      "retry_backoff_initial", "retry_backoff_max",
+      {relay.retry_backoff_initial, relay.retry_backoff_max}, milliseconds(1), hours(1), hours(24));
+  relay.retry_backoff_initial = retry_backoff.initial;
+  relay.retry_backoff_max = retry_backoff.max;
   section.reject_unknown_keys();
   return relay;
-}
-
-LogSettings read_log(YamlSection section) {
-  LogSettings log;
-  log.level = section.choice("level", log.level, {"trace", "debug", "info", "warn", "error"});
-  log.format = section.choice("format", "text", {"text", "json"}) == "json" ? LogFormat::kJson
-                                                                            : LogFormat::kText;
-  log.stats_interval = section.duration("stats_interval", log.stats_interval, Micros(0), hours(1));
-  section.reject_unknown_keys();
-  return log;
 }
 
 MetricsSettings read_metrics(YamlSection section) {
@@ -135,7 +120,7 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   config.kafka = read_kafka(kafka_section);
   YamlSection relay_section = root.section("relay");
   config.relay = read_relay(relay_section);
-  config.log = read_log(root.section("log"));
+  config.log = read_log_section(root.section("log"));
   config.metrics = read_metrics(root.section("metrics"));
   root.reject_unknown_keys();
 
@@ -171,12 +156,9 @@ std::string print_relay_config(const RelayConfig& config) {
     out << YAML::Key << entry.key << YAML::Value << entry.value;
   }
   out << YAML::EndMap;
-  out << YAML::Key << "properties" << YAML::Value << YAML::BeginMap;
-  for (const ProducerProperty& property : producer_properties(config.kafka)) {
-    out << YAML::Key << property.name << YAML::Value
-        << (is_secret_kafka_property(property.name) ? "*****" : property.value);
-  }
-  out << YAML::EndMap << YAML::EndMap;
+  out << YAML::Key << "properties" << YAML::Value;
+  emit_kafka_properties(producer_properties(config.kafka), out);
+  out << YAML::EndMap;
 
   const RelaySettings& relay = config.relay;
   out << YAML::Key << "relay" << YAML::Value << YAML::BeginMap;
@@ -198,12 +180,8 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "retry_backoff_max" << YAML::Value << duration(relay.retry_backoff_max);
   out << YAML::EndMap;
 
-  out << YAML::Key << "log" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "level" << YAML::Value << config.log.level;
-  out << YAML::Key << "format" << YAML::Value
-      << (config.log.format == LogFormat::kJson ? "json" : "text");
-  out << YAML::Key << "stats_interval" << YAML::Value << duration(config.log.stats_interval);
-  out << YAML::EndMap;
+  out << YAML::Key << "log" << YAML::Value;
+  emit_log_section(config.log, out);
 
   out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "listen" << YAML::Value << config.metrics.listen;

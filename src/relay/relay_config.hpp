@@ -8,8 +8,8 @@
 #include "config/config_diagnostics.hpp"
 #include "config/duration.hpp"
 #include "config/env_substitution.hpp"
+#include "config/log_section.hpp"
 #include "config/yaml_section.hpp"
-#include "logging.hpp"
 #include "mysql/mysql_endpoint.hpp"
 
 namespace outbox {
@@ -38,13 +38,6 @@ struct RelaySettings {
   int max_attempts = 10;
   Micros retry_backoff_initial = std::chrono::seconds(1);
   Micros retry_backoff_max = std::chrono::minutes(5);
-};
-
-// log.*
-struct LogSettings {
-  std::string level = "info";
-  LogFormat format = LogFormat::kText;
-  Micros stats_interval = std::chrono::seconds(30);  // 0: no periodic progress line
 };
 
 // metrics.*: the HTTP endpoint (/metrics, /healthz, /readyz) and what it reports.

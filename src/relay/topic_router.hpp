@@ -5,6 +5,7 @@
 #include <variant>
 #include <vector>
 
+#include "kafka/topic_name.hpp"
 #include "outbox_event.hpp"
 #include "outcome.hpp"
 
@@ -38,8 +39,5 @@ class TopicRouter {
   TopicTemplate fallback_;
   std::map<std::string, TopicTemplate> by_aggregate_type_;
 };
-
-// Kafka's rule: 1..249 characters of [a-zA-Z0-9._-], and not "." or "..".
-bool is_valid_topic_name(const std::string& name);
 
 }  // namespace outbox

@@ -309,7 +309,7 @@ TEST_CASE("a retriable failure backs off on the database clock, then parks as FA
                  "next_attempt_at IS NULL AND last_error LIKE '_MSG_TIMED_OUT%'") == 1);
 }
 
-TEST_CASE("a permanent failure parks the row as FAILED at once; long errors are cut",
+TEST_CASE("a permanent failure parks the row as FAILED at once and long errors are cut",
           "[claim-store][failure]") {
   TestDatabase db;
   db.insert_events(1, "perm");

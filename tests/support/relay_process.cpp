@@ -13,14 +13,7 @@ namespace outbox::test {
 
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
                               const RelayTestConfig& settings) {
-  const MysqlEndpoint endpoint = db.endpoint();
-  std::string yaml;
-  yaml += "mysql:\n";
-  yaml += "  host: " + endpoint.host + "\n";
-  yaml += "  port: " + std::to_string(endpoint.port) + "\n";
-  yaml += "  user: " + endpoint.user + "\n";
-  yaml += "  password: ${OUTBOX_MYSQL_PASSWORD}\n";
-  yaml += "  database: " + endpoint.database + "\n";
+  std::string yaml = mysql_section_yaml(db);
   yaml += "kafka:\n";
   yaml += "  bootstrap_servers: " + bootstrap + "\n";
   yaml += "  properties:\n";

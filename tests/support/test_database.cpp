@@ -77,6 +77,15 @@ long long TestDatabase::count(const std::string& where_sql) const {
   return std::stoll(scalar("SELECT COUNT(*) FROM outbox_event WHERE " + where_sql));
 }
 
+std::string mysql_section_yaml(const TestDatabase& db, int port) {
+  const MysqlEndpoint endpoint = db.endpoint();
+  return "mysql:\n"
+         "  host: " +
+         endpoint.host + "\n  port: " + std::to_string(port != 0 ? port : endpoint.port) +
+         "\n  user: " + endpoint.user +
+         "\n  password: ${OUTBOX_MYSQL_PASSWORD}\n  database: " + endpoint.database + "\n";
+}
+
 std::string event_id(const std::string& prefix, int i) {
   std::string number = std::to_string(i);
   const size_t width = 36 - prefix.size() - 1;
@@ -95,6 +104,18 @@ void TestDatabase::insert_events(int n, const std::string& prefix,
       << "', CONCAT('agg-', seq % " << aggregates
       << "), 'ORDER_ACCEPTED', 1, JSON_OBJECT('seq', seq), 'PENDING', "
       << "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM seq_1_to_" << n;
+  exec(sql.str());
+}
+
+void TestDatabase::insert_order_accepted_events(int n, const std::string& prefix) const {
+  const size_t width = 36 - prefix.size() - 1;
+  std::ostringstream sql;
+  sql << "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+         "event_version, payload, status, created_at) "
+      << "SELECT CONCAT('" << prefix << "-', LPAD(seq, " << width << ", '0')), 'order', seq, "
+      << "'ORDER_ACCEPTED', 1, JSON_OBJECT('order_id', seq, 'tenant_id', 1, 'version', 1), "
+      << "'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND "
+      << "FROM seq_1_to_" << n;
   exec(sql.str());
 }
 

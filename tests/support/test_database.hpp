@@ -33,11 +33,18 @@ class TestDatabase {
   // `aggregates` values, created in id order.
   void insert_events(int n, const std::string& prefix, const std::string& aggregate_type = "order",
                      int aggregates = 100) const;
+  // n PENDING ORDER_ACCEPTED events as the writer stores them: ids as insert_events, aggregate
+  // id = order id = 1..n, payload {"order_id": i, "tenant_id": 1, "version": 1}.
+  void insert_order_accepted_events(int n, const std::string& prefix) const;
 
  private:
   std::vector<std::string> client_args() const;
   std::string name_;
 };
+
+// The `mysql:` section of a config file for a program under test that connects to `db` (the
+// password from ${OUTBOX_MYSQL_PASSWORD}); `port` 0 is the server's own, else e.g. a proxy's.
+std::string mysql_section_yaml(const TestDatabase& db, int port = 0);
 
 // Event id for index i (1-based) of insert_events(prefix): "<prefix>-" padded to 36 chars.
 std::string event_id(const std::string& prefix, int i);

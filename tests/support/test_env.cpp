@@ -28,6 +28,12 @@ std::string relay_binary() {
 std::string test_broker_binary() {
   return OUTBOX_TEST_BROKER_BIN;
 }
+std::string loadgen_binary() {
+  return OUTBOX_LOADGEN_BIN;
+}
+std::string planner_binary() {
+  return OUTBOX_PLANNER_BIN;
+}
 std::string outboxctl_binary() {
   return OUTBOX_OUTBOXCTL_BIN;
 }

@@ -9,6 +9,8 @@ namespace outbox::test {
 // Paths baked in by CMake, so tests run the binaries of this build tree.
 std::string relay_binary();
 std::string test_broker_binary();
+std::string loadgen_binary();
+std::string planner_binary();
 std::string outboxctl_binary();
 std::string source_dir();
 

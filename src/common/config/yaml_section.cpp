@@ -160,6 +160,20 @@ Micros YamlSection::duration(const std::string& key, Micros fallback, Micros min
   return *value;
 }
 
+YamlSection::DurationRange YamlSection::duration_range(const std::string& initial_key,
+                                                       const std::string& max_key,
+                                                       DurationRange fallback, Micros min,
+                                                       Micros initial_highest, Micros max_highest) {
+  DurationRange range;
+  range.initial = duration(initial_key, fallback.initial, min, initial_highest);
+  range.max = duration(max_key, fallback.max, min, max_highest);
+  if (range.max < range.initial) {
+    problem(max_key, "must not be shorter than " + path_of(initial_key) + " (" +
+                         format_duration(range.initial) + ")");
+  }
+  return range;
+}
+
 bool YamlSection::boolean(const std::string& key, bool fallback) {
   const std::optional<std::string> text = scalar(key, "true or false");
   if (!text) return fallback;
@@ -209,6 +223,33 @@ std::vector<ScalarAt> YamlSection::string_map(const std::string& key) {
       continue;
     }
     out.push_back(ScalarAt{name, std::move(substituted).value(), line});
+  }
+  return out;
+}
+
+std::vector<ScalarAt> YamlSection::string_list(const std::string& key) {
+  known_.insert(key);
+  std::vector<ScalarAt> out;
+  const YAML::Node value = child(key);
+  if (!value.IsDefined() || value.IsNull()) return out;
+  if (!value.IsSequence()) {
+    problem(key, std::string("must be a list, got ") + kind_of(value));
+    return out;
+  }
+  for (size_t index = 0; index < value.size(); ++index) {
+    const YAML::Node entry = value[index];
+    const int line = line_of_node(entry, line_);
+    const std::string path = path_of(key) + "[" + std::to_string(index) + "]";
+    if (!entry.IsScalar()) {
+      diagnostics_->add(line, path, std::string("must be a string, got ") + kind_of(entry));
+      continue;
+    }
+    Outcome<std::string> substituted = substitute_env(entry.Scalar(), *env_);
+    if (!substituted) {
+      diagnostics_->add(line, path, substituted.error().message);
+      continue;
+    }
+    out.push_back(ScalarAt{std::to_string(index), std::move(substituted).value(), line});
   }
   return out;
 }

@@ -36,11 +36,22 @@ class YamlSection {
   std::string required_string(const std::string& key);
   int64_t integer(const std::string& key, int64_t fallback, int64_t min, int64_t max);
   Micros duration(const std::string& key, Micros fallback, Micros min, Micros max);
+  // A retry pause that grows from `initial_key` up to `max_key`: two durations, each within
+  // [min, its highest], and the ceiling not shorter than the start (an error on `max_key`).
+  struct DurationRange {
+    Micros initial;
+    Micros max;
+  };
+  DurationRange duration_range(const std::string& initial_key, const std::string& max_key,
+                               DurationRange fallback, Micros min, Micros initial_highest,
+                               Micros max_highest);
   bool boolean(const std::string& key, bool fallback);
   std::string choice(const std::string& key, const std::string& fallback,
                      const std::vector<std::string>& allowed);
   // A mapping of plain strings (e.g. librdkafka properties), in file order.
   std::vector<ScalarAt> string_map(const std::string& key);
+  // A list of plain strings (e.g. topic names), in file order; each entry carries its line.
+  std::vector<ScalarAt> string_list(const std::string& key);
   // A nested section; an absent key yields an empty section.
   YamlSection section(const std::string& key);
 

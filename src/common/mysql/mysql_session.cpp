@@ -76,12 +76,21 @@ void MysqlSession::execute(const std::string& text) {
 }
 
 void MysqlSession::commit() {
-  connection_->commit();
+  execute("COMMIT");
+}
+
+Status MysqlSession::rollback() {
+  try {
+    execute("ROLLBACK");
+    return ok_status();
+  } catch (const sql::SQLException& e) {
+    return Error{"rollback failed: " + describe_sql_error(e)};
+  }
 }
 
 void MysqlSession::rollback_quietly() noexcept {
   try {
-    connection_->rollback();
+    execute("ROLLBACK");
   } catch (...) {  // NOLINT(bugprone-empty-catch): the caller is already reporting a failure
   }
 }

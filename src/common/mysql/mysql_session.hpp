@@ -49,7 +49,17 @@ class MysqlSession {
   sql::PreparedStatement& prepare(const std::string& text);
   // Runs a statement without parameters (session settings, DDL in tools).
   void execute(const std::string& text);
+  // COMMIT; throws sql::SQLException when the server did not confirm it.
+  //
+  // Sent as an SQL statement on purpose: Connector/C++ 1.1.12's Connection::commit() and
+  // rollback() (over Debian's libmariadb) return normally on a connection the server has
+  // already killed, so a commit that never happened would look like one that did (a silently
+  // lost order or consumer effect). The statement reports the lost connection (2013).
   void commit();
+  // Rolls back and reports whether the server confirmed it. When it fails the session is
+  // gone and the transaction's fate is the server's (it rolls back once it notices): a caller
+  // that needs "certainly not committed" may only claim it on success.
+  Status rollback();
   // Rolls back, ignoring errors: used on paths that already report a failure.
   void rollback_quietly() noexcept;
 

@@ -1,113 +1,92 @@
-// outbox-loadgen: a stand-in order service for the demo. Each order is one local
-// transaction: the orders row and its ORDER_ACCEPTED outbox_event row (PENDING), with a
-// request id and an event id chosen before the transaction starts.
-//
-//   outbox-loadgen --host H --port P --user U --password W --database D
-//                  [--orders N] [--rate PER_SECOND] [--tenant T] [--first-order-id ID]
-// --rate 0 writes as fast as one connection can. Prints one line per second.
-#include <cppconn/exception.h>
+// outbox-loadgen: an order service for the demo and the benchmarks, built on the writer
+// library. Each order gets its request id and event id before its first attempt and keeps
+// them through every retry; unknown commit outcomes are reconciled, never replayed.
+// Flags -> run -> a summary line; exit 0 when every order is accepted.
+#include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <cstdio>
 #include <iostream>
-#include <map>
-#include <random>
-#include <string>
+#include <stop_token>
 #include <thread>
 
-#include "mysql/mysql_error.hpp"
-#include "mysql/mysql_session.hpp"
+#include "backoff.hpp"
+#include "config/config_diagnostics.hpp"
+#include "failpoint.hpp"
+#include "loadgen_options.hpp"
+#include "logging.hpp"
+#include "order_acceptance.hpp"
+#include "order_stream.hpp"
+#include "signal_watcher.hpp"
 
 namespace {
 
-std::string random_uuid(std::mt19937_64& random) {
-  const uint64_t high = (random() & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // v4
-  const uint64_t low = (random() & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;   // variant
-  char text[37];
-  std::snprintf(text, sizeof(text), "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(high >> 32), static_cast<unsigned>((high >> 16) & 0xffff),
-                static_cast<unsigned>(high & 0xffff), static_cast<unsigned>(low >> 48),
-                static_cast<unsigned long long>(low & 0xffffffffffffULL));
-  return text;
+using outbox::loadgen::AcceptanceCounts;
+
+std::string summary(int64_t accepted, const AcceptanceCounts& counts) {
+  return "accepted " + std::to_string(accepted) + " orders: committed " +
+         std::to_string(counts.committed) + ", already accepted " +
+         std::to_string(counts.already_accepted) + ", commit outcome unknown " +
+         std::to_string(counts.unknown) + " (reconciled: found committed " +
+         std::to_string(counts.reconciled_found) + ", absent and resubmitted " +
+         std::to_string(counts.reconciled_absent) + "), rolled back and retried " +
+         std::to_string(counts.retried);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> args{
-      {"--host", "127.0.0.1"}, {"--port", "3306"},     {"--user", "outbox"},
-      {"--password", ""},      {"--database", "demo"}, {"--orders", "10000"},
-      {"--rate", "0"},         {"--tenant", "1"},      {"--first-order-id", "1"}};
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (args.count(argv[i]) == 0) {
-      std::cerr << "unknown option " << argv[i] << "\n";
-      return 64;
-    }
-    args[argv[i]] = argv[i + 1];
+  outbox::block_shutdown_signals();
+  std::string error;
+  const auto options = outbox::loadgen::parse_loadgen_options(argc, argv, error);
+  if (!options) {
+    std::cerr << error << "\n" << outbox::loadgen::kUsage;
+    return 64;  // EX_USAGE
   }
-  outbox::MysqlEndpoint endpoint;
-  endpoint.host = args["--host"];
-  endpoint.port = std::stoi(args["--port"]);
-  endpoint.user = args["--user"];
-  endpoint.password = args["--password"];
-  endpoint.database = args["--database"];
-  const long orders = std::stol(args["--orders"]);
-  const double rate = std::stod(args["--rate"]);
-  const long tenant = std::stol(args["--tenant"]);
-  const long first_id = std::stol(args["--first-order-id"]);
+  if (const outbox::Status armed = outbox::failpoints::configure_from_environment(); !armed) {
+    std::cerr << armed.error().message << "\n";
+    return outbox::kExitConfig;
+  }
+  outbox::setup_logging("info", outbox::LogFormat::kText, "outbox-loadgen");
+  for (const std::string& point : outbox::failpoints::armed()) {
+    spdlog::warn("FAILPOINT ARMED: {} (fault-injection testing only)", point);
+  }
+  std::stop_source stop;
+  const outbox::SignalWatcher signals(
+      [&](int signal) {
+        spdlog::info("{}: stopping after the current order", outbox::signal_name(signal));
+        stop.request_stop();
+      },
+      [] {});
 
   outbox::init_mysql_driver();
-  auto opened = outbox::MysqlSession::open(endpoint, outbox::SessionSettings{});
-  if (!opened) {
-    std::cerr << opened.error().message << "\n";
-    return 1;
-  }
-  outbox::MysqlSession& session = *opened.value();
-  std::mt19937_64 random{std::random_device{}()};
+  const outbox::MysqlThreadScope main_thread_mysql;
+  outbox::writer::OrderWriter writer(options->primary);
+  const outbox::loadgen::OrderStream stream(options->tenant_id, options->first_order_id);
+  outbox::Backoff backoff(std::chrono::milliseconds(50), std::chrono::seconds(2));
+  AcceptanceCounts counts;
   const auto started = std::chrono::steady_clock::now();
   auto next_report = started + std::chrono::seconds(1);
-  long written = 0;
-  for (long n = 0; n < orders; ++n) {
-    if (rate > 0) {
-      std::this_thread::sleep_until(started + std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                  std::chrono::duration<double>(n / rate)));
+  int64_t accepted = 0;
+  for (int64_t n = 0; n < options->orders && !stop.stop_requested(); ++n) {
+    if (options->rate > 0) {
+      std::this_thread::sleep_until(started +
+                                    std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::duration<double>(n / options->rate)));
     }
-    const long order_id = first_id + n;
-    const std::string request_id = "req-" + std::to_string(order_id);
-    const std::string event_id = random_uuid(random);  // stable before the transaction
-    const std::string payload = "{\"order_id\": " + std::to_string(order_id) +
-                                ", \"tenant_id\": " + std::to_string(tenant) +
-                                ", \"version\": 1, \"status\": \"ACCEPTED\"}";
-    try {
-      outbox::TransactionScope transaction(session);
-      sql::PreparedStatement& order = session.prepare(
-          "INSERT INTO orders (id, tenant_id, request_id, acceptance_event_id, version, status, "
-          "created_at) VALUES (?, ?, ?, ?, 1, 'ACCEPTED', CURRENT_TIMESTAMP(6))");
-      order.setInt64(1, order_id);
-      order.setInt64(2, tenant);
-      order.setString(3, request_id);
-      order.setString(4, event_id);
-      order.executeUpdate();
-      sql::PreparedStatement& event = session.prepare(
-          "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
-          "event_version, payload, status, created_at) VALUES (?, 'order', ?, 'ORDER_ACCEPTED', "
-          "1, ?, 'PENDING', CURRENT_TIMESTAMP(6))");
-      event.setString(1, event_id);
-      event.setString(2, std::to_string(order_id));
-      event.setString(3, payload);
-      event.executeUpdate();
-      transaction.commit();
-      ++written;
-    } catch (const sql::SQLException& e) {
-      std::cerr << "order " << order_id << " (request " << request_id << ", event " << event_id
-                << "): " << outbox::describe_sql_error(e) << "\n";
+    const outbox::Outcome<outbox::writer::AcceptedOrder> done =
+        outbox::loadgen::accept_order(writer, stream.order(n), backoff, counts, stop.get_token());
+    if (!done) {
+      spdlog::error("{}", done.error().message);
+      std::cout << summary(accepted, counts) << " (failed)" << std::endl;
       return 1;
     }
+    ++accepted;
     if (std::chrono::steady_clock::now() >= next_report) {
-      std::cout << "written " << written << std::endl;
+      std::cout << "accepted " << accepted << std::endl;
       next_report += std::chrono::seconds(1);
     }
   }
-  std::cout << "written " << written << " (done)" << std::endl;
-  return 0;
+  const bool complete = accepted == options->orders;
+  std::cout << summary(accepted, counts) << (complete ? " (done)" : " (stopped)") << std::endl;
+  return complete ? 0 : 1;
 }

@@ -1,0 +1,14 @@
+#include "consumer_stats.hpp"
+
+namespace outbox::consumer {
+
+std::string ConsumerStats::describe() const {
+  return "applied=" + std::to_string(applied.load()) +
+         " duplicates=" + std::to_string(duplicates.load()) +
+         " dead_lettered=" + std::to_string(dead_lettered.load()) +
+         " failed_attempts=" + std::to_string(failed_attempts.load()) +
+         " commit_unknown=" + std::to_string(commit_unknown.load()) +
+         " offset_commit_failures=" + std::to_string(offset_commit_failures.load());
+}
+
+}  // namespace outbox::consumer

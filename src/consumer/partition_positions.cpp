@@ -1,0 +1,97 @@
+#include "partition_positions.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "kafka/rdkafka_handles.hpp"
+
+namespace outbox::consumer {
+namespace {
+
+// Bound on a rewind: the fetcher acknowledges a seek within this time; past it the rewind's
+// state is unknown and PartitionHolds::may_process() keeps the held message from being passed.
+constexpr int kSeekTimeoutMs = 10000;
+
+RdKafkaPartitionList partition_list(const TopicPartition& partition, int64_t offset) {
+  RdKafkaPartitionList list(rd_kafka_topic_partition_list_new(1));
+  rd_kafka_topic_partition_list_add(list.get(), partition.first.c_str(), partition.second)->offset =
+      offset;
+  return list;
+}
+
+}  // namespace
+
+std::string describe_partitions(const rd_kafka_topic_partition_list_t* partitions) {
+  std::string text;
+  for (int i = 0; i < partitions->cnt; ++i) {
+    text += (i == 0 ? "" : ", ") + std::string(partitions->elems[i].topic) + "/" +
+            std::to_string(partitions->elems[i].partition);
+  }
+  return text.empty() ? "none" : text;
+}
+
+void PartitionPositions::acknowledge(const TopicPartition& partition, int64_t offset) {
+  acknowledged_[partition] = offset + 1;
+  const RdKafkaPartitionList list = partition_list(partition, offset + 1);
+  if (const rd_kafka_resp_err_t error = rd_kafka_commit(consumer_, list.get(), 1);
+      error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    ++stats_.offset_commit_failures;
+    spdlog::warn("committing offset {} of {}/{}: {} (the message may be delivered again)",
+                 offset + 1, partition.first, partition.second, rd_kafka_err2str(error));
+  }
+}
+
+void PartitionPositions::commit_acknowledged(const rd_kafka_topic_partition_list_t* partitions) {
+  RdKafkaPartitionList list(rd_kafka_topic_partition_list_new(0));
+  for (const auto& [partition, offset] : acknowledged_) {
+    if (rd_kafka_topic_partition_list_find(partitions, partition.first.c_str(), partition.second) !=
+        nullptr) {
+      rd_kafka_topic_partition_list_add(list.get(), partition.first.c_str(), partition.second)
+          ->offset = offset;
+    }
+  }
+  if (list->cnt == 0) return;
+  if (const rd_kafka_resp_err_t error = rd_kafka_commit(consumer_, list.get(), 0);
+      error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    ++stats_.offset_commit_failures;
+    spdlog::warn("committing offsets of {}: {} (those messages may be delivered again)",
+                 describe_partitions(list.get()), rd_kafka_err2str(error));
+  }
+}
+
+void PartitionPositions::pause_and_rewind(const TopicPartition& partition, int64_t offset) {
+  const RdKafkaPartitionList list = partition_list(partition, offset);
+  rd_kafka_pause_partitions(consumer_, list.get());
+  if (rd_kafka_error_t* error = rd_kafka_seek_partitions(consumer_, list.get(), kSeekTimeoutMs)) {
+    spdlog::warn("rewinding {}/{} to {}: {}", partition.first, partition.second, offset,
+                 rd_kafka_error_string(error));
+    rd_kafka_error_destroy(error);
+  }
+}
+
+void PartitionPositions::resume(const TopicPartition& partition) {
+  const RdKafkaPartitionList list = partition_list(partition, RD_KAFKA_OFFSET_INVALID);
+  rd_kafka_resume_partitions(consumer_, list.get());
+}
+
+void PartitionPositions::on_offset_commit(rd_kafka_resp_err_t error,
+                                          const rd_kafka_topic_partition_list_t* offsets) {
+  bool failed = error != RD_KAFKA_RESP_ERR_NO_ERROR && error != RD_KAFKA_RESP_ERR__NO_OFFSET;
+  for (int i = 0; offsets != nullptr && i < offsets->cnt; ++i) {
+    failed = failed || offsets->elems[i].err != RD_KAFKA_RESP_ERR_NO_ERROR;
+  }
+  if (!failed) {
+    if (commits_failing_) spdlog::info("offset commits succeed again");
+    commits_failing_ = false;
+    return;
+  }
+  ++stats_.offset_commit_failures;
+  if (!commits_failing_) {
+    spdlog::warn(
+        "offset commit failed: {} ({}); those messages may be delivered again and will be "
+        "recognised as already consumed",
+        rd_kafka_err2str(error), offsets != nullptr ? describe_partitions(offsets) : "");
+  }
+  commits_failing_ = true;
+}
+
+}  // namespace outbox::consumer

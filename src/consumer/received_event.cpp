@@ -1,0 +1,43 @@
+#include "received_event.hpp"
+
+namespace outbox::consumer {
+
+const std::string* ReceivedEvent::header(std::string_view name) const {
+  for (auto it = headers.rbegin(); it != headers.rend(); ++it) {
+    if (it->first == name) return &it->second;
+  }
+  return nullptr;
+}
+
+ReceivedEvent received_event_from(const rd_kafka_message_t& message) {
+  ReceivedEvent event;
+  event.topic = rd_kafka_topic_name(message.rkt);
+  event.partition = message.partition;
+  event.offset = message.offset;
+  if (message.key != nullptr) {
+    event.key.assign(static_cast<const char*>(message.key), message.key_len);
+  }
+  if (message.payload != nullptr) {
+    event.payload.assign(static_cast<const char*>(message.payload), message.len);
+  }
+  rd_kafka_headers_t* headers = nullptr;  // owned by the message
+  if (rd_kafka_message_headers(&message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    const char* name = nullptr;
+    const void* value = nullptr;
+    size_t size = 0;
+    for (size_t i = 0;
+         rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+         ++i) {
+      event.headers.emplace_back(name, value == nullptr
+                                           ? std::string()
+                                           : std::string(static_cast<const char*>(value), size));
+    }
+  }
+  return event;
+}
+
+std::string ReceivedEvent::position() const {
+  return topic + "/" + std::to_string(partition) + "@" + std::to_string(offset);
+}
+
+}  // namespace outbox::consumer

@@ -1,0 +1,54 @@
+#include "append_event.hpp"
+
+#include <cppconn/prepared_statement.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "event_id.hpp"
+
+namespace outbox::writer {
+namespace {
+
+// The seed's column list: later migrations only add columns with defaults.
+constexpr const char* kInsertEvent =
+    "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+    "event_version, payload, status, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, 'PENDING', CURRENT_TIMESTAMP(6))";
+
+void check_usable(sql::Connection& connection, const OutboxEventRecord& event) {
+  if (connection.getAutoCommit()) {
+    throw std::invalid_argument(
+        "append_event needs the caller's open transaction, but autocommit is on: event " +
+        event.event_id + " would commit on its own");
+  }
+  if (const auto problem = event_id_problem(event.event_id)) {
+    throw std::invalid_argument("append_event: event_id \"" + event.event_id + "\" " + *problem);
+  }
+}
+
+void insert(sql::PreparedStatement& statement, const OutboxEventRecord& event) {
+  statement.setString(1, event.event_id);
+  statement.setString(2, event.aggregate_type);
+  statement.setString(3, event.aggregate_id);
+  statement.setString(4, event.event_type);
+  statement.setInt64(5, event.event_version);
+  statement.setString(6, event.payload);
+  statement.executeUpdate();
+}
+
+}  // namespace
+
+void append_event(MysqlSession& session, const OutboxEventRecord& event) {
+  check_usable(session.connection(), event);
+  insert(session.prepare(kInsertEvent), event);
+}
+
+void append_event(sql::Connection& connection, const OutboxEventRecord& event) {
+  check_usable(connection, event);
+  const std::unique_ptr<sql::PreparedStatement> statement(
+      connection.prepareStatement(kInsertEvent));
+  insert(*statement, event);
+}
+
+}  // namespace outbox::writer

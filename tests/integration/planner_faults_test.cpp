@@ -1,0 +1,157 @@
+// notification-planner under faults, over a real broker and MariaDB: a handler failure is never
+// acknowledged or skipped (and survives a restart), a crash between the commit and the
+// acknowledgement, and a COMMIT whose answer is lost after the server committed.
+#include <catch2/catch.hpp>
+
+#include "planner_process.hpp"
+#include "poll.hpp"
+#include "tcp_proxy.hpp"
+#include "test_database.hpp"
+#include "test_kafka.hpp"
+
+using namespace std::chrono_literals;
+using outbox::test::committed_offsets;
+using outbox::test::eventually;
+using outbox::test::PlannerProcess;
+using outbox::test::PlannerTestConfig;
+using outbox::test::produce_with_kcat;
+using outbox::test::TestBroker;
+using outbox::test::TestDatabase;
+
+namespace {
+
+const std::string& kTopic = outbox::test::kOrderTopic;
+const std::string kGroup = "notification-planner";
+const std::map<std::string, std::string> kFailpointGuard{
+    {"OUTBOX_FAILPOINTS_I_UNDERSTAND", "this-process-will-fail-on-purpose"}};
+
+// One ORDER_ACCEPTED message for order n with event id event_id(prefix, n).
+std::string produce_order(const TestBroker& broker, const std::string& prefix, int n,
+                          int partition) {
+  const std::string id = outbox::test::event_id(prefix, n);
+  produce_with_kcat(broker.bootstrap(), kTopic, partition, std::to_string(n),
+                    {"event_id=" + id, "event_type=ORDER_ACCEPTED"},
+                    {"{\"order_id\": " + std::to_string(n) + ", \"version\": 1}"});
+  return id;
+}
+
+long long consumed(const TestDatabase& db, const std::string& where = "1") {
+  return std::stoll(db.scalar("SELECT COUNT(*) FROM consumed_event WHERE " + where));
+}
+
+std::map<std::string, std::string> failpoint(const std::string& spec) {
+  std::map<std::string, std::string> env = kFailpointGuard;
+  env["OUTBOX_FAILPOINTS"] = spec;
+  return env;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a failing handler leaves the offset uncommitted, after a restart the message is "
+    "processed",
+    "[planner][faults]") {
+  TestDatabase db;
+  TestBroker broker(1, 2, {kTopic, outbox::test::kOrderDeadLetterTopic});
+  std::vector<std::string> ids;
+  for (int n = 1; n <= 5; ++n)
+    ids.push_back(produce_order(broker, "fail", n, 0));
+  const std::string other_partition = produce_order(broker, "fail", 6, 1);
+  // A stale job for the third event: the handler's INSERT hits notification_job's primary key,
+  // a failure (not "already consumed": that is uq_consumed_event_identity's only).
+  db.exec("INSERT INTO notification_job VALUES ('" + ids[2] +
+          "', 999, 1, 'PENDING', CURRENT_TIMESTAMP(6))");
+
+  {
+    PlannerProcess planner(db, broker.bootstrap(), PlannerTestConfig{});
+    REQUIRE(eventually([&] {
+      return planner.count("event " + ids[2] + " at outbox.order/0@2: attempt 4 failed") == 1;
+    }));
+    // Retried with backoff, never acknowledged, never skipped: nothing after it on its
+    // partition was processed; the other partition flowed; the member stayed in the group.
+    CHECK(planner.count("for key 'PRIMARY'; not acknowledged, retrying in") >= 4);
+    CHECK(consumed(db) == 3);
+    CHECK(consumed(db, "event_id IN ('" + ids[0] + "', '" + ids[1] + "', '" + other_partition +
+                           "')") == 3);
+    CHECK(planner.count("revoked") == 0);
+    const auto offsets = committed_offsets(broker.bootstrap(), kGroup, kTopic, 2);
+    CHECK(offsets.at(0) == 2);  // the failing message's offset: not acknowledged
+    CHECK(offsets.at(1) == 1);
+    planner.stop_gracefully();  // a drain while a message keeps failing still exits 0
+  }
+  CHECK(committed_offsets(broker.bootstrap(), kGroup, kTopic, 2).at(0) == 2);
+
+  // The operator removes the cause; the restarted consumer starts at the failed message.
+  db.exec("DELETE FROM notification_job WHERE event_id = '" + ids[2] + "'");
+  PlannerProcess restarted(db, broker.bootstrap(), PlannerTestConfig{});
+  REQUIRE(eventually([&] { return consumed(db) == 6; }));
+  REQUIRE(eventually(
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kTopic, 2).at(0) == 5; }));
+  restarted.stop_gracefully();
+  CHECK(restarted.count("event " + ids[2] + " at outbox.order/0@2: applied, acknowledged") == 1);
+  CHECK(restarted.count("(duplicate delivery)") == 0);  // it resumed exactly at the failure
+  CHECK(db.scalar("SELECT order_id FROM notification_job WHERE event_id = '" + ids[2] + "'") ==
+        "3");
+  CHECK(db.scalar("SELECT COUNT(*) FROM notification_job") == "6");
+}
+
+TEST_CASE(
+    "killed after its commit, before the acknowledgement: the redelivery is recognised as "
+    "already consumed",
+    "[planner][faults]") {
+  TestDatabase db;
+  TestBroker broker(1, 1, {kTopic, outbox::test::kOrderDeadLetterTopic});
+  const std::string id = produce_order(broker, "crash", 1, 0);
+  {
+    PlannerProcess doomed(db, broker.bootstrap(), PlannerTestConfig{},
+                          failpoint("consumer.after_commit_before_ack=kill@1"));
+    const auto status = doomed.process().wait_exit(60s);
+    INFO(doomed.log());
+    REQUIRE(status.has_value());
+    CHECK(*status == 128 + 9);  // SIGKILL at the failpoint
+  }
+  CHECK(consumed(db) == 1);                                                   // committed...
+  CHECK(committed_offsets(broker.bootstrap(), kGroup, kTopic, 1).at(0) < 0);  // ...not acked
+
+  PlannerProcess restarted(db, broker.bootstrap(), PlannerTestConfig{});
+  REQUIRE(eventually([&] {
+    return restarted.count("event " + id +
+                           " at outbox.order/0@0: already consumed by notification-planner "
+                           "(duplicate delivery)") == 1;
+  }));
+  REQUIRE(eventually(
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kTopic, 1).at(0) == 1; }));
+  restarted.stop_gracefully();
+  CHECK(consumed(db) == 1);
+  CHECK(db.scalar("SELECT COUNT(*) FROM notification_job") == "1");
+}
+
+TEST_CASE("a COMMIT whose answer is lost: not acknowledged, the retry finds it already consumed",
+          "[planner][faults][unknown]") {
+  TestDatabase db;
+  const outbox::MysqlEndpoint direct = db.endpoint();
+  outbox::test::TcpProxy proxy(direct.host, direct.port);
+  TestBroker broker(1, 1, {kTopic, outbox::test::kOrderDeadLetterTopic});
+  const std::string id = produce_order(broker, "lost", 1, 0);
+  PlannerTestConfig settings;
+  settings.mysql_port = proxy.port();
+  PlannerProcess planner(db, broker.bootstrap(), settings,
+                         failpoint("consumer.before_commit=sleep:1500@1"));
+  // The planner waits in the failpoint with the dedupe row and the job written.
+  REQUIRE(eventually(
+      [&] { return planner.count("FAILPOINT consumer.before_commit fired: sleep:1500@1") == 1; }));
+  proxy.lose_next_reply();  // COMMIT reaches the server; its answer never reaches the planner
+  REQUIRE(eventually([&] { return planner.count("(duplicate delivery)") == 1; }));
+  REQUIRE(eventually(
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kTopic, 1).at(0) == 1; }));
+  planner.stop_gracefully();
+  CHECK(proxy.replies_lost() == 1);
+  CHECK(planner.count("event " + id + " at outbox.order/0@0: attempt 1 failed: COMMIT: MySQL " +
+                      "error 2013") == 1);
+  CHECK(planner.count("outcome unknown: not acknowledged") == 1);
+  CHECK(planner.count("reconnected to MySQL") == 1);
+  CHECK(planner.count("drained: applied=0 duplicates=1 dead_lettered=0 failed_attempts=1 "
+                      "commit_unknown=1") == 1);
+  CHECK(consumed(db) == 1);
+  CHECK(db.scalar("SELECT COUNT(*) FROM notification_job") == "1");
+}
