@@ -141,7 +141,7 @@ TEST_CASE("all errors are reported at once with file, line and key path", "[conf
         "relay.yaml:9: relay.wokers: unknown key (did you mean relay.workers?)\n"
         "relay.yaml:10: relay.batch_size: must be between 1 and 10000, got 0\n"
         "relay.yaml:11: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, "
-        "h), got \"thirty\"\n"
+        "h, d), got \"thirty\"\n"
         "relay.yaml:12: relay.poll_interval: must be between 1ms and 1m, got 2h\n"
         "relay.yaml:14: log.level: must be one of trace, debug, info, warn, error; got "
         "\"verbose\"\n");
@@ -156,8 +156,8 @@ TEST_CASE("wrong types and unknown sections are named", "[config]") {
                              "  port: 9100\n");
   CHECK(loaded.errors ==
         "relay.yaml:7: relay.workers: must be an integer, got a list\n"
-        "relay.yaml:8: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, h), "
-        "got \"90\"\n"
+        "relay.yaml:8: relay.lease: must be a duration like 30s or 50ms "
+        "(units us, ms, s, m, h, d), got \"90\"\n"
         "relay.yaml:9: monitoring: unknown key\n");
 }
 
