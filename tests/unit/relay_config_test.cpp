@@ -5,47 +5,21 @@
 #include <map>
 
 #include "relay_config.hpp"
+#include "relay_config_loading.hpp"
 #include "test_env.hpp"
 
 using outbox::ConfigDiagnostics;
-using outbox::EnvLookup;
 using outbox::RelayConfig;
+using outbox::test::env_of;
+using Loaded = outbox::test::LoadedConfig;
 
 namespace {
 
-EnvLookup env_of(std::map<std::string, std::string> values) {
-  return [values = std::move(values)](const std::string& name) -> std::optional<std::string> {
-    const auto found = values.find(name);
-    if (found == values.end()) return std::nullopt;
-    return found->second;
-  };
-}
-
-struct Loaded {
-  std::optional<RelayConfig> config;
-  std::string errors;
-};
-
 Loaded load(const std::string& yaml, std::map<std::string, std::string> env = {}) {
-  outbox::test::TempDir dir;
-  const std::string path = dir.write("relay.yaml", yaml);
-  ConfigDiagnostics diagnostics(path);
-  Loaded loaded;
-  loaded.config = outbox::load_relay_config(path, env_of(std::move(env)), diagnostics);
-  loaded.errors = diagnostics.render();
-  // Tests compare messages without the temp path.
-  for (size_t at; (at = loaded.errors.find(path)) != std::string::npos;) {
-    loaded.errors.replace(at, path.size(), "relay.yaml");
-  }
-  return loaded;
+  return outbox::test::load_relay_config_text(yaml, std::move(env));
 }
 
-const std::string kMinimal =
-    "mysql:\n"
-    "  user: relay\n"
-    "  database: app\n"
-    "kafka:\n"
-    "  bootstrap_servers: localhost:9092\n";
+const std::string& kMinimal = outbox::test::kMinimalRelayConfig;
 
 }  // namespace
 
