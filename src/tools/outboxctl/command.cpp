@@ -6,6 +6,7 @@
 #include "drain_command.hpp"
 #include "failed_events.hpp"
 #include "lookup_commands.hpp"
+#include "purge_command.hpp"
 
 namespace outbox::ctl {
 
@@ -23,6 +24,8 @@ const std::vector<Command>& commands() {
        backlog},
       {"drain", "[--wait [--timeout 5m]]",
        "how to roll a relay back safely, and whether any lease is still live", drain},
+      {"purge", "[--dry-run] [--published-after D] [--consumed-after D] [--batch-size N]",
+       "delete PUBLISHED/SKIPPED events and consumed_event rows older than their retention", purge},
       {"requeue", "<event_id> | --all-failed",
        "put FAILED events back to PENDING with their attempts reset", requeue},
       {"skip", "<event_id>",
