@@ -18,8 +18,13 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
   yaml += "mysql:\n";
   yaml += "  host: " + endpoint.host + "\n";
   yaml += "  port: " + std::to_string(endpoint.port) + "\n";
-  yaml += "  user: " + endpoint.user + "\n";
-  yaml += "  password: ${OUTBOX_MYSQL_PASSWORD}\n";
+  if (settings.mysql_user.empty()) {
+    yaml += "  user: " + endpoint.user + "\n";
+    yaml += "  password: ${OUTBOX_MYSQL_PASSWORD}\n";
+  } else {
+    yaml += "  user: " + settings.mysql_user + "\n";
+    yaml += "  password: " + settings.mysql_password + "\n";
+  }
   yaml += "  database: " + endpoint.database + "\n";
   yaml += "kafka:\n";
   yaml += "  bootstrap_servers: " + bootstrap + "\n";

@@ -12,6 +12,8 @@ namespace outbox::test {
 
 // Settings of a relay config file written for a test.
 struct RelayTestConfig {
+  std::string mysql_user;      // empty: the test server's account (OUTBOX_MYSQL_USER)
+  std::string mysql_password;  // with mysql_user
   std::string instance_id;
   int workers = 2;
   int batch_size = 500;
