@@ -130,6 +130,9 @@ TEST_CASE("the relay reads its config from the ConfigMap and its password from a
   INFO(loaded.errors);
   REQUIRE(loaded.config);
   CHECK(loaded.config->relay.instance_id == "orders-service-abc12");
+  // The kubelet probes the Pod's IP: the endpoint must listen there, on the probed port.
+  CHECK(loaded.config->metrics.listen ==
+        "0.0.0.0:" + std::to_string(probe_port(manifest.relay, manifest.relay["livenessProbe"])));
   const auto grace = std::chrono::seconds(manifest.pod["terminationGracePeriodSeconds"].as<int>());
   CHECK(grace > loaded.config->relay.drain_timeout + loaded.config->mysql.read_timeout);
 }
