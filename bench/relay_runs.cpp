@@ -31,14 +31,13 @@ pid_t database_pid() {
 RelayUnderTest::RelayUnderTest(BenchContext& context, const std::string& topic,
                                const std::string& instance, const std::string& extra_relay_yaml) {
   const MysqlEndpoint endpoint = context.db.endpoint();
-  const std::string config =
-      dir_.write("relay.yaml",
-                 "mysql:\n  host: " + endpoint.host + "\n  port: " + std::to_string(endpoint.port) +
-                     "\n  user: " + endpoint.user + "\n  password: " + endpoint.password +
-                     "\n  database: " + endpoint.database +
-                     "\nkafka:\n  bootstrap_servers: " + context.broker.bootstrap() +
-                     "\n  topic: " + topic + "\nrelay:\n  instance_id: " + instance + "\n" +
-                     extra_relay_yaml + "log:\n  stats_interval: 0s\nmetrics:\n  listen: 127.0.0.1:0\n");
+  const std::string config = dir_.write(
+      "relay.yaml",
+      "mysql:\n  host: " + endpoint.host + "\n  port: " + std::to_string(endpoint.port) +
+          "\n  user: " + endpoint.user + "\n  password: " + endpoint.password + "\n  database: " +
+          endpoint.database + "\nkafka:\n  bootstrap_servers: " + context.broker.bootstrap() +
+          "\n  topic: " + topic + "\nrelay:\n  instance_id: " + instance + "\n" + extra_relay_yaml +
+          "log:\n  stats_interval: 0s\nmetrics:\n  listen: 127.0.0.1:0\n");
   process_ = std::make_unique<test::ChildProcess>(
       std::vector<std::string>{test::relay_binary(), "--config", config}, dir_.file("relay.log"));
 }

@@ -1,4 +1,35 @@
--- Least privilege for the relay: it reads and updates outbox_event, nothing else.
--- Replace app with your schema and pick a password (or use an auth plugin).
+-- Least privilege for every account that touches the outbox: each may run exactly the
+-- statements its program runs, on the tables it runs them on, and nothing else.
+--
+-- Replace `app` with your schema, each 'change-me' with a real password (or IDENTIFIED WITH an
+-- authentication plugin), and '%' with the hosts each account connects from. Valid on MySQL
+-- 8.0+ and MariaDB 10.6+. tests/integration/mysql_grants_test.cpp runs this file (schema and
+-- account names replaced) and the programs as these accounts.
+
+-- The relay: claims (SELECT ... FOR UPDATE SKIP LOCKED, which needs UPDATE as well as SELECT),
+-- leases, marks, releases, records failures, parks and wakes rows. It never inserts or
+-- deletes a row, and reads no other table.
 CREATE USER IF NOT EXISTS 'outbox_relay'@'%' IDENTIFIED BY 'change-me';
-GRANT SELECT, UPDATE ON app.outbox_event TO 'outbox_relay'@'%';
+GRANT SELECT, UPDATE ON `app`.`outbox_event` TO 'outbox_relay'@'%';
+
+-- The writer (the application): inserts each order and its outbox_event row in one
+-- transaction, and reads orders back by (tenant_id, request_id) to reconcile an unknown
+-- commit. It never updates or deletes an event.
+CREATE USER IF NOT EXISTS 'outbox_writer'@'%' IDENTIFIED BY 'change-me';
+GRANT SELECT, INSERT ON `app`.`orders` TO 'outbox_writer'@'%';
+GRANT SELECT, INSERT ON `app`.`outbox_event` TO 'outbox_writer'@'%';
+
+-- The consumer (notification-planner): records consumed_event (its unique key is the dedupe)
+-- and its local effect, notification_job, in one transaction. It never sees outbox_event.
+CREATE USER IF NOT EXISTS 'outbox_consumer'@'%' IDENTIFIED BY 'change-me';
+GRANT SELECT, INSERT ON `app`.`consumed_event` TO 'outbox_consumer'@'%';
+GRANT INSERT ON `app`.`notification_job` TO 'outbox_consumer'@'%';
+
+-- outboxctl and the retention timer (the config's outboxctl: account): reads every table it
+-- reports on, UPDATEs outbox_event for requeue/skip, DELETEs old rows for purge. It never
+-- inserts.
+CREATE USER IF NOT EXISTS 'outbox_admin'@'%' IDENTIFIED BY 'change-me';
+GRANT SELECT, UPDATE, DELETE ON `app`.`outbox_event` TO 'outbox_admin'@'%';
+GRANT SELECT, DELETE ON `app`.`consumed_event` TO 'outbox_admin'@'%';
+GRANT SELECT ON `app`.`orders` TO 'outbox_admin'@'%';
+GRANT SELECT ON `app`.`notification_job` TO 'outbox_admin'@'%';

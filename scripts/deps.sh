@@ -4,11 +4,15 @@
 # second run costs nothing.
 set -euo pipefail
 
+# Tests also use: jq (an independent JSON parser for outboxctl --json and the Grafana
+# dashboard), systemd (systemd-analyze verify on the units); cpack comes with cmake and
+# dpkg-shlibdeps (the .deb's dependencies) with build-essential's dpkg-dev.
 packages=(
   build-essential cmake pkg-config clang-format
   librdkafka-dev libmysqlcppconn-dev libspdlog-dev libyaml-cpp-dev catch2
   libsystemd-dev libcpp-httplib-dev prometheus-cpp-dev
   mariadb-server mariadb-client kcat
+  jq systemd
   "$@"
 )
 

@@ -7,18 +7,11 @@
 #include <unordered_set>
 
 #include "claim_sql.hpp"
+#include "mysql/id_list_binding.hpp"
 #include "mysql/mysql_error.hpp"
 
 namespace outbox {
 namespace {
-
-// Fills `capacity` placeholders from ids[begin, begin + count), repeating the last id.
-void bind_ids(sql::PreparedStatement& statement, unsigned first,
-              const std::vector<std::string>& ids, size_t begin, size_t count, size_t capacity) {
-  for (size_t i = 0; i < capacity; ++i) {
-    statement.setString(first + static_cast<unsigned>(i), ids[begin + std::min(i, count - 1)]);
-  }
-}
 
 std::vector<std::string> missing_from(const std::vector<std::string>& ids,
                                       const std::unordered_set<std::string>& present) {
@@ -116,7 +109,7 @@ void MysqlClaimStore::for_each_id_chunk(const std::vector<std::string>& ids, Mak
     const size_t count = std::min(claim_sql::kMaxIdList, ids.size() - begin);
     const size_t capacity = claim_sql::id_list_capacity(count);
     sql::PreparedStatement& statement = session_->prepare(make_sql(capacity));
-    bind_ids(statement, ids_start, ids, begin, count, capacity);
+    bind_id_list(statement, ids_start, ids, begin, count, capacity);
     run(statement, ids_start + static_cast<unsigned>(capacity));
   }
 }

@@ -13,7 +13,8 @@ Micros PollSchedule::pause(int empty_streak,
   const Micros max(max_.load());
   if (last_work >= streak_started) return base;
   Micros pause = base;
-  for (int i = 1; i < empty_streak && pause < max; ++i) pause *= 2;
+  for (int i = 1; i < empty_streak && pause < max; ++i)
+    pause *= 2;
   return std::min(pause, max);
 }
 

@@ -122,6 +122,8 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   config.relay = read_relay(relay_section);
   config.log = read_log_section(root.section("log"));
   config.metrics = read_metrics(root.section("metrics"));
+  config.retention = read_retention_section(root.section("retention"));
+  config.outboxctl = read_outboxctl_section(root.section("outboxctl"));
   root.reject_unknown_keys();
 
   validate_producer_properties(config.kafka, diagnostics);
@@ -188,7 +190,12 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "backlog_interval" << YAML::Value
       << duration(config.metrics.backlog_interval);
   out << YAML::Key << "stall_timeout" << YAML::Value << duration(config.metrics.stall_timeout);
-  out << YAML::EndMap << YAML::EndMap;
+  out << YAML::EndMap;
+  out << YAML::Key << "retention" << YAML::Value;
+  emit_retention_section(config.retention, out);
+  out << YAML::Key << "outboxctl" << YAML::Value;
+  emit_outboxctl_section(config.outboxctl, out);
+  out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
 

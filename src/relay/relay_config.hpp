@@ -11,6 +11,7 @@
 #include "config/log_section.hpp"
 #include "config/yaml_section.hpp"
 #include "mysql/mysql_endpoint.hpp"
+#include "operator_settings.hpp"
 
 namespace outbox {
 
@@ -55,6 +56,8 @@ struct RelayConfig {
   RelaySettings relay;
   LogSettings log;
   MetricsSettings metrics;
+  RetentionSettings retention;  // read by outboxctl purge; the relay ignores it
+  OutboxctlSettings outboxctl;  // outboxctl's own MySQL account; the relay ignores it
 };
 
 // Reads and validates the whole file. Every problem goes to `diagnostics` (all of them, with

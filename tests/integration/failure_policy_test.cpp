@@ -23,8 +23,7 @@ using outbox::test::TestDatabase;
 namespace {
 
 outbox::test::CommandResult outboxctl(const RelayProcess& relay, std::vector<std::string> args) {
-  args.insert(args.begin(), {outbox::test::outboxctl_binary(), "--config", relay.config_file()});
-  return run_command(args);
+  return outbox::test::run_outboxctl(relay.config_file(), std::move(args));
 }
 
 // event_id of aggregate's version in the test's insert.

@@ -33,7 +33,7 @@ TEST_CASE("planner --check-config reports every problem with file:line and exits
                           "dead letter would be consumed again and dead-lettered again, forever\n" +
                           file +
                           ":9: consumer.backoff_max: must be a duration like 30s or 50ms (units "
-                          "us, ms, s, m, h), got \"10\"\n");
+                          "us, ms, s, m, h, d), got \"10\"\n");
 }
 
 TEST_CASE("the planner's example config is valid as shipped", "[planner-cli]") {

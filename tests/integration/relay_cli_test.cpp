@@ -26,8 +26,8 @@ TEST_CASE("check-config reports every problem with file:line and exits 78", "[cl
   CHECK(result.err ==
         file + ":4: mysql.password: environment variable OUTBOX_TEST_UNSET_VARIABLE is not set\n" +
             file + ":8: relay.workers: must be between 1 and 64, got 0\n" + file +
-            ":9: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, h), got \"1 "
-            "minute\"\n");
+            ":9: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, h, d), "
+            "got \"1 minute\"\n");
 }
 
 TEST_CASE("an invalid config file given to --config file exits 78 before connecting anywhere",

@@ -14,6 +14,13 @@ namespace outbox::test {
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
                               const RelayTestConfig& settings) {
   std::string yaml = mysql_section_yaml(db);
+  if (!settings.mysql_user.empty()) {
+    const std::string account = "  user: " + db.endpoint().user +
+                                "\n  password: ${OUTBOX_MYSQL_PASSWORD}\n";
+    yaml.replace(yaml.find(account), account.size(),
+                 "  user: " + settings.mysql_user + "\n  password: " + settings.mysql_password +
+                     "\n");
+  }
   yaml += "kafka:\n";
   yaml += "  bootstrap_servers: " + bootstrap + "\n";
   yaml += "  properties:\n";
@@ -75,6 +82,30 @@ int RelayProcess::metrics_port() const {
 
 bool logged(const RelayProcess& relay, const std::string& text) {
   return relay.log().find(text) != std::string::npos;
+}
+
+CommandResult run_outboxctl(const std::string& config_file, std::vector<std::string> args) {
+  args.insert(args.begin(), {outboxctl_binary(), "--config", config_file});
+  return run_command(args);
+}
+
+Outboxctl::Outboxctl(const TestDatabase& db, const std::string& extra_yaml,
+                     const RelayTestConfig& settings)
+    : config_file_(
+          dir_.write("relay.yaml", relay_config_yaml(db, "127.0.0.1:9", settings) + extra_yaml)) {}
+
+CommandResult Outboxctl::run(std::vector<std::string> args) const {
+  return run_outboxctl(config_file_, std::move(args));
+}
+
+bool is_json(const std::string& text) {
+  return run_command({"jq", "-e", "-s", "length == 1"}, text).status == 0;
+}
+
+std::string jq(const std::string& filter, const std::string& json_text) {
+  std::string out = run_command({"jq", "-r", filter}, json_text).out;
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
 }
 
 }  // namespace outbox::test

@@ -12,6 +12,8 @@ namespace outbox::test {
 
 // Settings of a relay config file written for a test.
 struct RelayTestConfig {
+  std::string mysql_user;      // empty: the test server's account (OUTBOX_MYSQL_USER)
+  std::string mysql_password;  // with mysql_user
   std::string instance_id;
   int workers = 2;
   int batch_size = 500;
@@ -52,5 +54,27 @@ std::map<std::string, int> deliveries_by_event(const std::string& bootstrap,
 void stop_gracefully(RelayProcess& relay);
 
 bool logged(const RelayProcess& relay, const std::string& text);
+
+// outboxctl --config config_file args...
+CommandResult run_outboxctl(const std::string& config_file, std::vector<std::string> args);
+
+// outboxctl with a config file of its own for db: a relay test config (unreachable broker:
+// outboxctl never talks to Kafka) plus extra_yaml (top-level sections such as retention:).
+class Outboxctl {
+ public:
+  explicit Outboxctl(const TestDatabase& db, const std::string& extra_yaml = "",
+                     const RelayTestConfig& settings = {});
+  CommandResult run(std::vector<std::string> args) const;
+  const std::string& config_file() const { return config_file_; }
+
+ private:
+  TempDir dir_;
+  std::string config_file_;
+};
+
+// Whether text is one valid JSON document (checked by jq, an independent parser).
+bool is_json(const std::string& text);
+// jq's raw output of filter over the JSON text, without the trailing newline.
+std::string jq(const std::string& filter, const std::string& json_text);
 
 }  // namespace outbox::test

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace outbox::test {
@@ -49,6 +50,20 @@ MysqlEndpoint mysql_endpoint(const std::string& database) {
   endpoint.password = required_env("OUTBOX_MYSQL_PASSWORD");
   endpoint.database = database;
   return endpoint;
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
 }
 
 TempDir::TempDir() {

@@ -19,6 +19,12 @@ std::string source_dir();
 // silently skips.
 MysqlEndpoint mysql_endpoint(const std::string& database);
 
+// The whole content of a file (empty when it cannot be read).
+std::string read_text_file(const std::string& path);
+
+// text with every occurrence of `from` replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to);
+
 // A fresh directory under /tmp for one test's files; removed by the destructor.
 class TempDir {
  public:

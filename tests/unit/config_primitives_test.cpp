@@ -16,16 +16,18 @@ TEST_CASE("durations need a unit", "[config]") {
   CHECK(parse_duration("30s") == Micros(30s));
   CHECK(parse_duration("5m") == Micros(5min));
   CHECK(parse_duration("1h") == Micros(1h));
+  CHECK(parse_duration("7d") == Micros(168h));
   CHECK_FALSE(parse_duration("30"));
   CHECK_FALSE(parse_duration("ms"));
   CHECK_FALSE(parse_duration("-5s"));
   CHECK_FALSE(parse_duration("1.5s"));
   CHECK_FALSE(parse_duration("5 s"));
-  CHECK_FALSE(parse_duration("5d"));
+  CHECK_FALSE(parse_duration("5w"));
 }
 
 TEST_CASE("durations print in their largest exact unit", "[config]") {
   CHECK(format_duration(Micros(60s)) == "1m");
+  CHECK(format_duration(Micros(48h)) == "2d");
   CHECK(format_duration(Micros(1500ms)) == "1500ms");
   CHECK(format_duration(Micros(0)) == "0s");
   CHECK(format_duration(Micros(7)) == "7us");

@@ -5,47 +5,21 @@
 #include <map>
 
 #include "relay_config.hpp"
+#include "relay_config_loading.hpp"
 #include "test_env.hpp"
 
 using outbox::ConfigDiagnostics;
-using outbox::EnvLookup;
 using outbox::RelayConfig;
+using outbox::test::env_of;
+using Loaded = outbox::test::LoadedConfig;
 
 namespace {
 
-EnvLookup env_of(std::map<std::string, std::string> values) {
-  return [values = std::move(values)](const std::string& name) -> std::optional<std::string> {
-    const auto found = values.find(name);
-    if (found == values.end()) return std::nullopt;
-    return found->second;
-  };
-}
-
-struct Loaded {
-  std::optional<RelayConfig> config;
-  std::string errors;
-};
-
 Loaded load(const std::string& yaml, std::map<std::string, std::string> env = {}) {
-  outbox::test::TempDir dir;
-  const std::string path = dir.write("relay.yaml", yaml);
-  ConfigDiagnostics diagnostics(path);
-  Loaded loaded;
-  loaded.config = outbox::load_relay_config(path, env_of(std::move(env)), diagnostics);
-  loaded.errors = diagnostics.render();
-  // Tests compare messages without the temp path.
-  for (size_t at; (at = loaded.errors.find(path)) != std::string::npos;) {
-    loaded.errors.replace(at, path.size(), "relay.yaml");
-  }
-  return loaded;
+  return outbox::test::load_relay_config_text(yaml, std::move(env));
 }
 
-const std::string kMinimal =
-    "mysql:\n"
-    "  user: relay\n"
-    "  database: app\n"
-    "kafka:\n"
-    "  bootstrap_servers: localhost:9092\n";
+const std::string& kMinimal = outbox::test::kMinimalRelayConfig;
 
 }  // namespace
 
@@ -141,7 +115,7 @@ TEST_CASE("all errors are reported at once with file, line and key path", "[conf
         "relay.yaml:9: relay.wokers: unknown key (did you mean relay.workers?)\n"
         "relay.yaml:10: relay.batch_size: must be between 1 and 10000, got 0\n"
         "relay.yaml:11: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, "
-        "h), got \"thirty\"\n"
+        "h, d), got \"thirty\"\n"
         "relay.yaml:12: relay.poll_interval: must be between 1ms and 1m, got 2h\n"
         "relay.yaml:14: log.level: must be one of trace, debug, info, warn, error; got "
         "\"verbose\"\n");
@@ -156,8 +130,8 @@ TEST_CASE("wrong types and unknown sections are named", "[config]") {
                              "  port: 9100\n");
   CHECK(loaded.errors ==
         "relay.yaml:7: relay.workers: must be an integer, got a list\n"
-        "relay.yaml:8: relay.lease: must be a duration like 30s or 50ms (units us, ms, s, m, h), "
-        "got \"90\"\n"
+        "relay.yaml:8: relay.lease: must be a duration like 30s or 50ms "
+        "(units us, ms, s, m, h, d), got \"90\"\n"
         "relay.yaml:9: monitoring: unknown key\n");
 }
 

@@ -15,12 +15,14 @@ struct Unit {
 };
 
 // Longest suffixes first so "ms" is not read as "m" + "s".
-constexpr std::array<Unit, 5> kUnits{{
+// Days are for retention windows ("7d"), which are naturally counted in days.
+constexpr std::array<Unit, 6> kUnits{{
     {"us", 1},
     {"ms", 1'000},
     {"s", 1'000'000},
     {"m", 60'000'000},
     {"h", 3'600'000'000},
+    {"d", 86'400'000'000},
 }};
 
 }  // namespace

@@ -14,12 +14,11 @@ using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-std::string read_secret_file(const std::string& path, std::string& error) {
+}  // namespace
+
+Outcome<std::string> read_secret_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) {
-    error = "cannot read " + path + ": " + std::strerror(errno);
-    return "";
-  }
+  if (!in) return Error{"cannot read " + path + ": " + std::strerror(errno)};
   std::stringstream text;
   text << in.rdbuf();
   std::string value = text.str();
@@ -28,8 +27,6 @@ std::string read_secret_file(const std::string& path, std::string& error) {
     value.pop_back();
   return value;
 }
-
-}  // namespace
 
 MysqlEndpoint read_mysql_section(YamlSection section) {
   MysqlEndpoint mysql;
@@ -43,9 +40,12 @@ MysqlEndpoint read_mysql_section(YamlSection section) {
   if (password && password_file) {
     section.problem("password_file", "set either mysql.password or mysql.password_file, not both");
   } else if (password_file) {
-    std::string error;
-    mysql.password = read_secret_file(*password_file, error);
-    if (!error.empty()) section.problem("password_file", error);
+    Outcome<std::string> secret = read_secret_file(*password_file);
+    if (secret) {
+      mysql.password = std::move(secret).value();
+    } else {
+      section.problem("password_file", secret.error().message);
+    }
   } else if (password) {
     mysql.password = *password;
   }

@@ -2,8 +2,13 @@
 
 #include "config/yaml_section.hpp"
 #include "mysql/mysql_endpoint.hpp"
+#include "outcome.hpp"
 
 namespace outbox {
+
+// The secret held in a file (a password_file key), without the trailing newline that echo or
+// an editor adds.
+Outcome<std::string> read_secret_file(const std::string& path);
 
 // Reads a `mysql:` section (host, port, socket, user, password | password_file, database,
 // connect_timeout, read_timeout), shared by every program configured by YAML.

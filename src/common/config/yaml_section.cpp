@@ -149,7 +149,7 @@ Micros YamlSection::duration(const std::string& key, Micros fallback, Micros min
   const std::optional<Micros> value = parse_duration(*text);
   if (!value) {
     problem(key,
-            "must be a duration like 30s or 50ms (units us, ms, s, m, h), got " + quoted(*text));
+            "must be a duration like 30s or 50ms (units us, ms, s, m, h, d), got " + quoted(*text));
     return fallback;
   }
   if (*value < min || *value > max) {

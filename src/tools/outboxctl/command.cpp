@@ -1,11 +1,31 @@
 #include "command.hpp"
 
+#include <iostream>
+
+#include "backlog_command.hpp"
+#include "drain_command.hpp"
 #include "failed_events.hpp"
+#include "lookup_commands.hpp"
+#include "purge_command.hpp"
 
 namespace outbox::ctl {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all{
+      {"event", "<event_id>",
+       "an event's state: outbox status, lease, attempts, last error, times, its order", event},
+      {"consumed", "<consumer> <event_id>",
+       "whether a consumer took an event into effect: consumed_event row, notification_job",
+       consumed},
+      {"order", "<tenant_id> <request_id>",
+       "an order by its business key, its events and their effects", order},
+      {"backlog", "",
+       "events by status, oldest pending and FAILED ages, aggregates blocked by FAILED events",
+       backlog},
+      {"drain", "[--wait [--timeout 5m]]",
+       "how to roll a relay back safely, and whether any lease is still live", drain},
+      {"purge", "[--dry-run] [--published-after D] [--consumed-after D] [--batch-size N]",
+       "delete PUBLISHED/SKIPPED events and consumed_event rows older than their retention", purge},
       {"requeue", "<event_id> | --all-failed",
        "put FAILED events back to PENDING with their attempts reset", requeue},
       {"skip", "<event_id>",
@@ -14,31 +34,22 @@ const std::vector<Command>& commands() {
   return all;
 }
 
-std::string json_string(const std::string& text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out += kHex[(c >> 4) & 0xf];
-          out += kHex[c & 0xf];
-        } else {
-          out += c;
-        }
-    }
+void print_answer(const CommandContext& context, const Value& answer) {
+  if (context.json) {
+    std::cout << answer.json() << "\n";
+  } else {
+    std::cout << answer.text_lines();
   }
-  return out + "\"";
+}
+
+int refuse(const CommandContext& context, Value answer, const std::string& message) {
+  if (context.json) {
+    answer.set("error", message);
+    std::cout << answer.json() << "\n";
+  } else {
+    std::cerr << message << "\n";
+  }
+  return 1;
 }
 
 }  // namespace outbox::ctl

@@ -3,15 +3,18 @@
 #include <string>
 #include <vector>
 
+#include "answer_value.hpp"
+#include "mysql/mysql_endpoint.hpp"
 #include "mysql/mysql_session.hpp"
 #include "relay_config.hpp"
 
 namespace outbox::ctl {
 
-// What every outboxctl command gets: the relay's config (same file), a session on the
-// outbox database, its arguments, and whether to answer in JSON.
+// What every outboxctl command gets: the relay's config (same file), the account it connected
+// with, a session on the outbox database, its arguments, and whether to answer in JSON.
 struct CommandContext {
   const RelayConfig& config;
+  const MysqlEndpoint& endpoint;
   MysqlSession& session;
   std::vector<std::string> args;
   bool json = false;
@@ -31,7 +34,11 @@ struct Command {
 // Every command, in --help order. Each lives in its own file.
 const std::vector<Command>& commands();
 
-// JSON string literal of text (quotes, backslashes and control characters escaped).
-std::string json_string(const std::string& text);
+// Prints the answer on stdout, as one JSON document or as text.
+void print_answer(const CommandContext& context, const Value& answer);
+
+// A request that cannot be carried out (unknown event, refused window): in JSON the answer
+// with an "error" field on stdout, in text the message on stderr. Returns exit code 1.
+int refuse(const CommandContext& context, Value answer, const std::string& message);
 
 }  // namespace outbox::ctl

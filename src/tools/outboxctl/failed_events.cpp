@@ -33,20 +33,14 @@ int change_failed_event(CommandContext& context, const std::string& sql, const c
   const int changed = statement.executeUpdate();
   const std::string now = status_of(context.session, event_id);
   transaction.commit();
+  Value answer =
+      Value::object().set("event_id", event_id).set(verb, changed != 0).set("status", now);
   if (changed == 0) {
     const std::string why = now.empty() ? "no such event" : "it is " + now + ", not FAILED";
-    if (context.json) {
-      std::cout << "{\"event_id\":" << json_string(event_id) << ",\"" << verb
-                << "\":false,\"status\":" << json_string(now) << ",\"error\":" << json_string(why)
-                << "}\n";
-    } else {
-      std::cerr << "event " << event_id << ": not " << verb << ": " << why << "\n";
-    }
-    return 1;
+    return refuse(context, std::move(answer), "event " + event_id + ": not " + verb + ": " + why);
   }
   if (context.json) {
-    std::cout << "{\"event_id\":" << json_string(event_id) << ",\"" << verb
-              << "\":true,\"status\":" << json_string(now) << "}\n";
+    print_answer(context, answer);
   } else {
     std::cout << "event " << event_id << ": " << verb << ", now " << now << "\n";
   }
@@ -76,7 +70,7 @@ int requeue(CommandContext& context) {
     if (changed < kRequeueSlice) break;
   }
   if (context.json) {
-    std::cout << "{\"requeued\":" << total << "}\n";
+    print_answer(context, Value::object().set("requeued", static_cast<int64_t>(total)));
   } else {
     std::cout << total << " FAILED events requeued (PENDING, attempts reset)\n";
   }
@@ -95,7 +89,7 @@ int skip(CommandContext& context) {
   ClaimPolicy policy;
   policy.ordering = Ordering::kPerAggregate;
   Outcome<std::unique_ptr<MysqlSession>> session =
-      MysqlSession::open(context.config.mysql, SessionSettings{});
+      MysqlSession::open(context.endpoint, SessionSettings{});
   if (session) {
     MysqlClaimStore store(std::move(session).value(), policy);
     if (Outcome<size_t> woken = store.wake_successors({context.args[0]}); !woken) {

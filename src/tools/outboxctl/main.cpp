@@ -1,8 +1,10 @@
 // outboxctl: the operator's view of the outbox, through the relay's own config file.
 //   outboxctl [--config FILE] [--json] COMMAND ARGS...
-// FILE defaults to $OUTBOX_RELAY_CONFIG, then /etc/outbox-relay/relay.yaml.
+// FILE defaults to $OUTBOX_RELAY_CONFIG, then /etc/outbox-relay/relay.yaml. It connects with
+// the file's outboxctl account when one is set (see operator_settings.hpp), else mysql's.
 #include <cppconn/exception.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -30,18 +32,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const char* env_config = std::getenv("OUTBOX_RELAY_CONFIG");
   std::string config_file = env_config != nullptr ? env_config : "/etc/outbox-relay/relay.yaml";
-  bool json = false;
-  while (!args.empty() && args[0].rfind("--", 0) == 0) {
-    if (args[0] == "--json") {
-      json = true;
-      args.erase(args.begin());
-    } else if (args[0] == "--config" && args.size() >= 2) {
-      config_file = args[1];
-      args.erase(args.begin(), args.begin() + 2);
+  for (size_t i = 0; i < args.size() && args[i].rfind("--", 0) == 0;) {
+    if (args[i] == "--json") {
+      ++i;  // taken out below, wherever it stands
+    } else if (args[i] == "--config" && i + 1 < args.size()) {
+      config_file = args[i + 1];
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+                 args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
     } else {
       return usage();
     }
   }
+  // --json may stand anywhere ("outboxctl backlog --json" as well as before the command).
+  const auto json_flag = std::remove(args.begin(), args.end(), std::string("--json"));
+  const bool json = json_flag != args.end();
+  args.erase(json_flag, args.end());
   if (args.empty()) return usage();
   const outbox::ctl::Command* command = nullptr;
   for (const outbox::ctl::Command& candidate : outbox::ctl::commands()) {
@@ -56,13 +61,19 @@ int main(int argc, char** argv) {
     std::cerr << diagnostics.render();
     return outbox::kExitConfig;
   }
+  const outbox::Outcome<outbox::MysqlEndpoint> endpoint =
+      outbox::outboxctl_endpoint(config->mysql, config->outboxctl);
+  if (!endpoint) {
+    std::cerr << config_file << ": " << endpoint.error().message << "\n";
+    return outbox::kExitConfig;
+  }
   outbox::init_mysql_driver();
-  auto session = outbox::MysqlSession::open(config->mysql, outbox::SessionSettings{});
+  auto session = outbox::MysqlSession::open(endpoint.value(), outbox::SessionSettings{});
   if (!session) {
     std::cerr << session.error().message << "\n";
     return 69;  // EX_UNAVAILABLE
   }
-  outbox::ctl::CommandContext context{*config, *session.value(),
+  outbox::ctl::CommandContext context{*config, endpoint.value(), *session.value(),
                                       std::vector<std::string>(args.begin() + 1, args.end()), json};
   try {
     const int status = command->run(context);

@@ -1,0 +1,123 @@
+#include "operator_settings.hpp"
+
+#include "claim_sql.hpp"
+#include "config/mysql_section.hpp"
+
+namespace outbox {
+namespace {
+
+using std::chrono::minutes;
+
+// Retention windows are days to years; anything shorter than a minute is a typo.
+constexpr Micros kMinWindow = minutes(1);
+constexpr Micros kMaxWindow = std::chrono::hours(24 * 3660);
+
+// An unset key stays unset (the window is off); a set one is range-checked like any duration.
+std::optional<Micros> optional_window(YamlSection& section, const std::string& key) {
+  const bool present = section.has(key);
+  const Micros value = section.duration(key, Micros(0), kMinWindow, kMaxWindow);
+  if (!present) return std::nullopt;
+  return value;
+}
+
+void emit_optional(YAML::Emitter& out, const char* key, const std::optional<Micros>& value) {
+  out << YAML::Key << key << YAML::Value;
+  if (value) {
+    out << format_duration(*value);
+  } else {
+    out << YAML::Null;
+  }
+}
+
+}  // namespace
+
+std::vector<RetentionProblem> retention_problems(const RetentionSettings& retention) {
+  std::vector<RetentionProblem> problems;
+  const bool any_window = retention.published_after || retention.consumed_after;
+  if (any_window && !retention.broker_redelivery_window) {
+    problems.push_back(
+        {"retention.broker_redelivery_window",
+         "is required when retention.published_after or retention.consumed_after is set: the "
+         "longest time in which Kafka may deliver an event again (the topics' retention.ms, or "
+         "longer if consumer groups are ever reset), which no window may undercut"});
+    return problems;
+  }
+  const auto check = [&](const char* key, const std::optional<Micros>& window) {
+    if (window && *window < *retention.broker_redelivery_window) {
+      problems.push_back({std::string("retention.") + key,
+                          "must not be shorter than retention.broker_redelivery_window (" +
+                              format_duration(*retention.broker_redelivery_window) + "), got " +
+                              format_duration(*window) +
+                              ": an event Kafka delivers again must still find its rows"});
+    }
+  };
+  check("published_after", retention.published_after);
+  check("consumed_after", retention.consumed_after);
+  return problems;
+}
+
+RetentionSettings read_retention_section(YamlSection section) {
+  RetentionSettings retention;
+  retention.published_after = optional_window(section, "published_after");
+  retention.consumed_after = optional_window(section, "consumed_after");
+  retention.broker_redelivery_window = optional_window(section, "broker_redelivery_window");
+  retention.batch_size = static_cast<int>(section.integer(
+      "batch_size", retention.batch_size, 1, static_cast<int64_t>(claim_sql::kMaxIdList)));
+  for (const RetentionProblem& problem : retention_problems(retention)) {
+    section.problem(problem.key.substr(problem.key.find('.') + 1), problem.what);
+  }
+  section.reject_unknown_keys();
+  return retention;
+}
+
+OutboxctlSettings read_outboxctl_section(YamlSection section) {
+  OutboxctlSettings outboxctl;
+  outboxctl.user = section.string("user", "");
+  outboxctl.password = section.optional_string("password");
+  // Only the path: the file belongs to outboxctl and is read when it connects.
+  outboxctl.password_file = section.optional_string("password_file");
+  if (outboxctl.password && outboxctl.password_file) {
+    section.problem("password_file",
+                    "set either outboxctl.password or outboxctl.password_file, not both");
+  }
+  if (outboxctl.user.empty() && (outboxctl.password || outboxctl.password_file)) {
+    section.problem("user",
+                    "is required with outboxctl.password or outboxctl.password_file (without "
+                    "it outboxctl connects as mysql.user with mysql's password)");
+  }
+  section.reject_unknown_keys();
+  return outboxctl;
+}
+
+void emit_retention_section(const RetentionSettings& retention, YAML::Emitter& out) {
+  out << YAML::BeginMap;
+  emit_optional(out, "published_after", retention.published_after);
+  emit_optional(out, "consumed_after", retention.consumed_after);
+  emit_optional(out, "broker_redelivery_window", retention.broker_redelivery_window);
+  out << YAML::Key << "batch_size" << YAML::Value << retention.batch_size;
+  out << YAML::EndMap;
+}
+
+void emit_outboxctl_section(const OutboxctlSettings& outboxctl, YAML::Emitter& out) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "user" << YAML::Value << outboxctl.user;
+  out << YAML::Key << "password" << YAML::Value << (outboxctl.password ? "*****" : "");
+  out << YAML::Key << "password_file" << YAML::Value << outboxctl.password_file.value_or("");
+  out << YAML::EndMap;
+}
+
+Outcome<MysqlEndpoint> outboxctl_endpoint(const MysqlEndpoint& mysql,
+                                          const OutboxctlSettings& outboxctl) {
+  MysqlEndpoint endpoint = mysql;
+  if (outboxctl.user.empty()) return endpoint;
+  endpoint.user = outboxctl.user;
+  endpoint.password = outboxctl.password.value_or("");
+  if (outboxctl.password_file) {
+    Outcome<std::string> secret = read_secret_file(*outboxctl.password_file);
+    if (!secret) return Error{"outboxctl.password_file: " + secret.error().message};
+    endpoint.password = std::move(secret).value();
+  }
+  return endpoint;
+}
+
+}  // namespace outbox

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "config/duration.hpp"
+#include "mysql/mysql_session.hpp"
+
+// The retention deletes behind `outboxctl purge`. Rows are found along an index in key order
+// and deleted by primary key in small batches, one short transaction each: a batch locks only
+// the rows it deletes, and only until its commit, so writers, relays and consumers never wait
+// behind a purge. Every cutoff comes from the database clock.
+namespace outbox::ctl {
+
+struct PurgeResult {
+  std::string cutoff;  // rows older than this ("2024-05-01T10:00:00.000000Z") qualify
+  int64_t rows = 0;    // deleted (or, on a dry run, that would be)
+  int64_t batches = 0;
+};
+
+// PUBLISHED events published before now - window and SKIPPED events created before it
+// (a skip records no time of its own). A dry run only counts them.
+PurgeResult purge_outbox_events(MysqlSession& session, Micros window, int batch_size, bool dry_run);
+
+// consumed_event rows consumed before now - window. A dry run only counts them.
+PurgeResult purge_consumed_events(MysqlSession& session, Micros window, int batch_size,
+                                  bool dry_run);
+
+}  // namespace outbox::ctl
