@@ -39,9 +39,15 @@ OutboxEvent sample_event(int i) {
 
 Figure measure_db_limit(BenchContext& context, int batch, int connections) {
   Figure figure;
-  const double seconds = context.sizes.baseline_seconds;
-  // Enough rows that no run drains them: generous for the fastest batch size.
-  const long rows = context.sizes.smoke ? 5'000 : std::max<long>(20'000, 40'000 * seconds);
+  // Batches of 100 and more drain a backlog of their own, like the relay's drain (so purge
+  // and index churn weigh the same on both); one-row batches are too slow for that and run
+  // for a fixed time instead.
+  const bool full_drain = batch >= 100;
+  const long rows = context.sizes.smoke ? 5'000
+                    : batch >= 500      ? context.sizes.drain_events
+                    : full_drain        ? context.sizes.drain_events / 2
+                                        : 20'000;
+  const double seconds = full_drain ? 600 : context.sizes.baseline_seconds;
   for (int run = 0; run < context.sizes.runs; ++run) {
     clear_outbox(context);
     load_events(context, "ldb", rows, "PENDING");

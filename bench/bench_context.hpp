@@ -16,9 +16,9 @@ struct BenchSizes {
   int drain_events = 200'000;
   int memory_events = 1'000'000;
   int retained_published_large = 10'000'000;
-  int scale_events = 60'000;
+  int scale_events = 40'000;
   double baseline_seconds = 3;
-  double latency_window_seconds = 12;
+  double latency_window_seconds = 10;
   int latency_windows = 3;
   double idle_seconds = 10;
   int claim_samples = 200;

@@ -51,7 +51,9 @@ void write_report(const SuiteResults& r, const BenchContext& context,
 
   md << "## Baselines (events/s)\n\n"
         "L_db(N): the relay's claim + mark transactions (MysqlClaimStore, default policy), 2 "
-        "connections (the default worker count), no broker. L_k(N): the relay's publish path "
+        "connections (the default worker count), no broker; N = 500 drains a backlog as large as "
+        "the relay's drain below, N = 100 half of it, N = 1 runs for a few seconds. L_k(N): the "
+        "relay's publish path "
         "(KafkaPublisher, default producer settings), 2 senders, batches of N awaited in full, no "
         "database.\n\n"
         "| N | L_db(N) | L_k(N) | serial bound 1/(1/L_db+1/L_k) | pipelined bound min(L_db, L_k) "

@@ -14,8 +14,13 @@ namespace {
 // The relay's default worker count: the baselines use as many connections/threads.
 constexpr int kDefaultWorkers = 2;
 
+// Progress on stderr, each line with the seconds since the suite began (the suite has a time
+// budget: this shows where it goes).
 void say(const std::string& text) {
-  std::cerr << "==> " << text << std::endl;
+  static const auto started = std::chrono::steady_clock::now();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cerr << "==> [" << static_cast<int>(seconds) << " s] " << text << std::endl;
 }
 
 }  // namespace
@@ -90,6 +95,7 @@ SuiteResults run_suite(BenchContext& context) {
       results.scale_duplicates[relays] += drained.duplicates;
     }
   }
+  say("done");
   results.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return results;
