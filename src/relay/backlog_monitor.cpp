@@ -80,7 +80,7 @@ void BacklogMonitor::run(const std::stop_token& stop) {
         snapshot_ = std::move(fresh);
       } catch (const sql::SQLException& e) {
         spdlog::warn("backlog query failed: {}", describe_sql_error(e));
-        if (is_connection_error(e.getErrorCode())) session.reset();
+        if (needs_new_session(e.getErrorCode())) session.reset();
       }
     }
     health_.set_database_ok(session != nullptr);

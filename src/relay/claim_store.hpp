@@ -47,8 +47,9 @@ class ClaimStore {
  public:
   virtual ~ClaimStore() = default;
 
-  // Takes up to `limit` rows (expired leases and finished backoffs first, then PENDING in
-  // created_at order) and leases them to `token` until database now + `lease`.
+  // Takes up to `limit` rows and leases them to `token` until database now + `lease`: PENDING
+  // rows in created_at order, preceded (at most once per reclaim interval per process) by
+  // expired leases and finished backoffs.
   virtual Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease) = 0;
 
   // PUBLISHING -> PUBLISHED for rows still leased to `token`; only for confirmed deliveries.

@@ -6,10 +6,14 @@ namespace outbox {
 
 FailureDisposition classify_failure(int error_code) {
   switch (static_cast<rd_kafka_resp_err_t>(error_code)) {
-    // Our own decision to stop waiting: not the event's fault.
+    // Our own decision to stop waiting, or our own trouble: not the event's fault.
     case RD_KAFKA_RESP_ERR__PURGE_QUEUE:
     case RD_KAFKA_RESP_ERR__PURGE_INFLIGHT:
     case RD_KAFKA_RESP_ERR__FATAL:
+    // Local backpressure that outlasted the delivery timeout: the message was never sent.
+    case RD_KAFKA_RESP_ERR__QUEUE_FULL:
+    // send() itself failed before handing the message over.
+    case RD_KAFKA_RESP_ERR__FAIL:
       return FailureDisposition::kNotAttempted;
     // The message itself is unacceptable, or the destination refuses it for good.
     case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:

@@ -6,8 +6,8 @@ namespace outbox {
 enum class FailureDisposition {
   kRetry,         // count an attempt, back off, try again; FAILED once attempts run out
   kPermanent,     // FAILED at once: retrying the same message cannot succeed
-  kNotAttempted,  // the relay itself gave up on it (drain deadline purge, producer replaced):
-                  // back to PENDING, no attempt counted
+  kNotAttempted,  // the relay itself gave up on it (drain deadline purge, producer replaced,
+                  // its own queue full): back to PENDING, no attempt counted
 };
 
 // Classifies a delivery report's error (rd_kafka_resp_err_t). Retriable: timeouts, leader

@@ -22,7 +22,8 @@ class KafkaBatch final : public InFlightDeliveries {
   };
 
   KafkaBatch(std::shared_ptr<ProducerHandle> producer, size_t size);
-  // Never frees slots a report could still point at: purges and waits if reports are due.
+  // Never frees slots a report could still point at: if reports are due (only on an exception
+  // path) it purges the whole shared producer, every worker's messages included, and waits.
   ~KafkaBatch() override;
   KafkaBatch(const KafkaBatch&) = delete;
   KafkaBatch& operator=(const KafkaBatch&) = delete;
@@ -31,7 +32,6 @@ class KafkaBatch final : public InFlightDeliveries {
   const std::vector<DeliveryOutcome>& outcomes() const override { return outcomes_; }
 
   Slot* slot(size_t index) { return &slots_[index]; }
-  rd_kafka_t* producer() const { return producer_->get(); }
   // Records an outcome: from a delivery report, or from send() when produce failed locally.
   void record(size_t index, DeliveryOutcome outcome);
 

@@ -100,35 +100,49 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
 std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<OutboxEvent>& events) {
   std::shared_ptr<ProducerHandle> producer = current();
   auto batch = std::make_unique<KafkaBatch>(producer, events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    const OutboxEvent& event = events[i];
-    Outcome<std::string> topic = router_.route(event);
-    if (!topic) {
-      batch->record(i, not_sent("", RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, topic.error().message));
-      continue;
+  // One bound for the whole batch: however many messages wait for queue room, the batch is
+  // handed over (or given up) within the delivery timeout, well inside its lease.
+  const auto give_up_at = steady_clock::now() + delivery_timeout_;
+  size_t next = 0;
+  try {
+    for (; next < events.size(); ++next) {
+      const OutboxEvent& event = events[next];
+      Outcome<std::string> topic = router_.route(event);
+      if (!topic) {
+        batch->record(next, not_sent("", RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, topic.error().message));
+        continue;
+      }
+      RdKafkaHeaders headers = event_headers(event);
+      rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+      for (;;) {
+        error = produce(producer->get(), topic.value(), event, headers.get(), batch->slot(next));
+        // A full local queue is backpressure: the poll thread frees room as reports arrive.
+        if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL || steady_clock::now() >= give_up_at) break;
+        std::this_thread::sleep_for(kQueueFullPause);
+      }
+      if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        (void)headers.release();  // owned by the message now
+        continue;
+      }
+      batch->record(
+          next, not_sent(topic.value(), error,
+                         "event " + event.event_id + " not enqueued: " + rd_kafka_err2str(error)));
     }
-    RdKafkaHeaders headers = event_headers(event);
-    const auto give_up_at = steady_clock::now() + delivery_timeout_;
-    rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
-    for (;;) {
-      error = produce(producer->get(), topic.value(), event, headers.get(), batch->slot(i));
-      // A full local queue is backpressure: the poll thread frees room as reports arrive.
-      if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL || steady_clock::now() >= give_up_at) break;
-      std::this_thread::sleep_for(kQueueFullPause);
+  } catch (...) {
+    // Messages not handed over get their outcome here, so the batch never waits for reports
+    // that cannot come (and its destructor purges nothing on their account).
+    for (size_t i = next; i < events.size(); ++i) {
+      batch->record(i, not_sent("", RD_KAFKA_RESP_ERR__FAIL, "not enqueued: send() failed"));
     }
-    if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      (void)headers.release();  // owned by the message now
-      continue;
-    }
-    batch->record(
-        i, not_sent(topic.value(), error,
-                    "event " + event.event_id + " not enqueued: " + rd_kafka_err2str(error)));
+    throw;
   }
   return batch;
 }
 
 bool KafkaPublisher::ready() {
   std::shared_ptr<ProducerHandle> producer = current();
+  // A fatal producer that could not be replaced: claiming would only release every row again.
+  if (producer->fatal()) return false;
   if (!producer->all_brokers_down() && broker_seen_.load()) return true;
   // Unknown (start) or down: one worker at a time asks the cluster, at most once a second;
   // the others do not wait for it and simply do not claim.
@@ -161,17 +175,30 @@ void KafkaPublisher::abandon_in_flight() {
   }
 }
 
+std::shared_ptr<ProducerHandle> KafkaPublisher::peek() {
+  std::lock_guard lock(mutex_);
+  return producer_;
+}
+
 bool KafkaPublisher::healthy() {
-  const std::shared_ptr<ProducerHandle> producer = current();
+  // peek(), not current(): a probe from the HTTP thread must not replace the producer.
+  const std::shared_ptr<ProducerHandle> producer = peek();
   return !producer->fatal() && !producer->all_brokers_down() && broker_seen_.load();
 }
 
 long KafkaPublisher::queue_length() {
-  return rd_kafka_outq_len(current()->get());
+  std::lock_guard lock(mutex_);
+  long queued = rd_kafka_outq_len(producer_->get());
+  for (const std::weak_ptr<ProducerHandle>& weak : retired_) {
+    if (std::shared_ptr<ProducerHandle> old = weak.lock()) queued += rd_kafka_outq_len(old->get());
+  }
+  return queued;
 }
 
 Status KafkaPublisher::probe(std::chrono::milliseconds timeout) {
-  return current()->probe(timeout);
+  Status probed = current()->probe(timeout);
+  if (probed) broker_seen_.store(true);
+  return probed;
 }
 
 }  // namespace outbox

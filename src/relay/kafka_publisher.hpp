@@ -39,6 +39,8 @@ class KafkaPublisher final : public Publisher {
   // The producer to use now; a producer that hit a fatal error is retired here and replaced.
   // Its in-flight messages still get their reports (acknowledged or not) on the old handle.
   std::shared_ptr<ProducerHandle> current();
+  // The producer in use, without replacing a fatal one.
+  std::shared_ptr<ProducerHandle> peek();
 
   KafkaSettings kafka_;
   TopicRouter router_;

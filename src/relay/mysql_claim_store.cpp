@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "claim_sql.hpp"
@@ -12,6 +13,13 @@
 
 namespace outbox {
 namespace {
+
+// The claim's own consistency check failed: not a database or connection error, so it must
+// not be reported as one (nor make the session look broken).
+class ClaimInconsistency : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 std::vector<std::string> missing_from(const std::vector<std::string>& ids,
                                       const std::unordered_set<std::string>& present) {
@@ -39,8 +47,10 @@ Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
     transaction.commit();
     return result;
   } catch (const sql::SQLException& e) {
-    if (is_connection_error(e.getErrorCode())) broken_ = true;
+    if (needs_new_session(e.getErrorCode())) broken_ = true;
     return Error{std::string(what) + " failed: " + describe_sql_error(e)};
+  } catch (const ClaimInconsistency& e) {
+    return Error{std::string(what) + " failed: " + e.what() + " (rolled back)"};
   }
 }
 
@@ -136,7 +146,11 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
       if (batch.events.size() < limit) {
         scan(ScanKind::kRetryDue, limit - batch.events.size(), batch, parked);
       }
-      recheck_blocked(limit, parked);
+      // Still held back: parked again with a later recheck, but not reported as newly parked
+      // (nothing changed for them, so there is nothing to wake).
+      std::vector<std::string> still_blocked;
+      recheck_blocked(limit, still_blocked);
+      if (!still_blocked.empty()) park(still_blocked);
     }
     if (batch.events.size() < limit) {
       scan(ScanKind::kPending, limit - batch.events.size(), batch, parked);
@@ -161,8 +175,8 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
                       });
     if (leased != ids.size()) {
       // Impossible while we hold the row locks; refuse to publish a batch we do not own.
-      throw sql::SQLException("claim leased " + std::to_string(leased) + " of " +
-                              std::to_string(ids.size()) + " locked rows");
+      throw ClaimInconsistency("claim leased " + std::to_string(leased) + " of " +
+                               std::to_string(ids.size()) + " rows it had locked");
     }
     return batch;
   });

@@ -27,8 +27,6 @@ class PollSchedule {
   // `streak_started`) came back empty.
   Micros pause(int empty_streak, std::chrono::steady_clock::time_point streak_started) const;
 
-  Micros base() const { return Micros(base_.load()); }
-
  private:
   static int64_t now_ticks() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
 

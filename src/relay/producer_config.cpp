@@ -37,6 +37,10 @@ std::string forbidden_reason(const std::string& name, const std::string& value) 
     return "must stay all: an event is marked PUBLISHED only once every in-sync replica has it";
   }
   if (name == "transactional.id") return "is not supported: the relay does not use transactions";
+  if (name == "delivery.report.only.error" && lowercase(value) != "false") {
+    return "must stay false: the relay marks an event PUBLISHED on its successful delivery "
+           "report, so without them nothing would ever be marked";
+  }
   return "";
 }
 

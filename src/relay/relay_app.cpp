@@ -143,10 +143,12 @@ void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
 int run_relay(const RelayConfig& config, const std::string& config_file) {
   const std::string instance_id =
       config.relay.instance_id.empty() ? default_instance_id() : config.relay.instance_id;
+  // Every lease token of this process start begins with it.
+  const std::string claimant = claimant_id(instance_id);
   spdlog::info(
-      "outbox-relay starting: instance {}, {} workers, batch {}, ordering {}, lease {}, poll {}, "
+      "outbox-relay starting: claimant {}, {} workers, batch {}, ordering {}, lease {}, poll {}, "
       "mysql {}, kafka {}",
-      instance_id, config.relay.workers, config.relay.batch_size,
+      claimant, config.relay.workers, config.relay.batch_size,
       config.relay.ordering == Ordering::kNone ? "none" : "per_aggregate",
       format_duration(config.relay.lease), format_duration(config.relay.poll_interval),
       config.mysql.describe(), config.kafka.bootstrap_servers);
@@ -173,7 +175,13 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
         drain.start(config.relay.drain_timeout);
         stop.request_stop();
       },
-      [&] { reload(config_file, running, live); });
+      [&] {
+        try {
+          reload(config_file, running, live);
+        } catch (const std::exception& e) {
+          spdlog::error("SIGHUP: reload failed ({}); keeping the running configuration", e.what());
+        }
+      });
 
   Outcome<std::unique_ptr<KafkaPublisher>> publisher =
       KafkaPublisher::create(config.kafka, make_router(config.kafka), &stats.broker_errors);
@@ -221,14 +229,15 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
                  config.metrics.listen.substr(0, config.metrics.listen.rfind(':')), http->port());
   }
 
-  for (Readiness readiness :
-       {wait_for_database(config, health, stop.get_token()),
-        wait_for_broker(config, *publisher.value(), health, stop.get_token())}) {
-    if (readiness == Readiness::kFatal) return kExitConfig;
-    if (readiness == Readiness::kStopped) {
-      spdlog::info("stopped before start-up completed; nothing was claimed");
-      return 0;
-    }
+  // One after the other: a fatal database check (exit 78) must not wait for Kafka first.
+  Readiness readiness = wait_for_database(config, health, stop.get_token());
+  if (readiness == Readiness::kReady) {
+    readiness = wait_for_broker(config, *publisher.value(), health, stop.get_token());
+  }
+  if (readiness == Readiness::kFatal) return kExitConfig;
+  if (readiness == Readiness::kStopped) {
+    spdlog::info("stopped before start-up completed; nothing was claimed");
+    return 0;
   }
 
   const ClaimStoreFactory open_store =
@@ -238,7 +247,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   for (int index = 0; index < config.relay.workers; ++index) {
     WorkerSettings settings;
     settings.index = index;
-    settings.instance_id = instance_id;
+    settings.claimant = claimant;
     settings.lease = config.relay.lease;
     settings.backoff_initial = config.relay.backoff_initial;
     settings.backoff_max = config.relay.backoff_max;

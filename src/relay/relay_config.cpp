@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 #include "config/mysql_section.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "lease_token.hpp"
@@ -121,7 +123,8 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   YamlSection relay_section = root.section("relay");
   config.relay = read_relay(relay_section);
   config.log = read_log_section(root.section("log"));
-  config.metrics = read_metrics(root.section("metrics"));
+  YamlSection metrics_section = root.section("metrics");
+  config.metrics = read_metrics(metrics_section);
   config.retention = read_retention_section(root.section("retention"));
   config.outboxctl = read_outboxctl_section(root.section("outboxctl"));
   root.reject_unknown_keys();
@@ -138,6 +141,28 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
                      timeout_text + ") by at least " + format_duration(kLeaseMarginOverDelivery) +
                      ", or a lease can end while its delivery is pending and another relay "
                      "publishes the event again");
+  }
+  for (const ScalarAt& property : config.kafka.properties) {
+    // "random" ignores the key, so one aggregate's events would spread over partitions and
+    // Kafka would not keep their order; every other partitioner hashes the key.
+    if (property.key == "partitioner" && property.value == "random" &&
+        config.relay.ordering == Ordering::kPerAggregate) {
+      diagnostics.add(property.line, "kafka.properties.partitioner",
+                      "random spreads one aggregate's events over partitions, which breaks "
+                      "relay.ordering: per_aggregate; use a key-hashing partitioner");
+    }
+  }
+  // The longest a worker loop can legitimately go without turning round: a backoff sleep, an
+  // idle pause, or one statement's connect + read timeout. A shorter stall timeout would make
+  // /healthz and the watchdog restart a relay that is only waiting out an outage.
+  const Micros longest_wait = std::max({config.relay.backoff_max, config.relay.poll_interval_max,
+                                        config.mysql.connect_timeout + config.mysql.read_timeout});
+  if (config.metrics.stall_timeout <= longest_wait) {
+    metrics_section.problem("stall_timeout",
+                            "must exceed the longest wait of a worker loop (" +
+                                format_duration(longest_wait) +
+                                ": the largest of relay.backoff_max, relay.poll_interval_max and "
+                                "mysql.connect_timeout + mysql.read_timeout)");
   }
   if (!diagnostics.empty()) return std::nullopt;
   return config;

@@ -92,20 +92,23 @@ void Worker::run(const std::stop_token& stop) {
     }
     const auto claim_started = steady_clock::now();
     const size_t batch_size = batch_size_.load();
-    const LeaseToken token(settings_.instance_id, settings_.index, ++claim_sequence_);
+    const LeaseToken token(settings_.claimant, settings_.index, ++claim_sequence_);
     Outcome<ClaimedBatch> claimed = store_->claim(token, batch_size, settings_.lease);
     stats_.claim_seconds.Observe(
         std::chrono::duration<double>(steady_clock::now() - claim_started).count());
-    health_.set_database_ok(claimed.ok());
+    health_.set_database_ok(store_->connected());
     if (!claimed) {
       ++stats_.db_errors;
       const Micros pause = backoff_.next();
-      spdlog::warn("worker {}: {}; retrying in {}", settings_.index, claimed.error().message,
-                   format_pause(pause));
       if (!in_flight_.empty()) {
+        // Finish what is in flight first (its marks retry on their own).
+        spdlog::warn("worker {}: {}; settling the batches in flight first", settings_.index,
+                     claimed.error().message);
         settle_oldest();
         continue;
       }
+      spdlog::warn("worker {}: {}; retrying in {}", settings_.index, claimed.error().message,
+                   format_pause(pause));
       sleep_unless_stopped(stop, pause);
       continue;
     }
@@ -115,11 +118,13 @@ void Worker::run(const std::stop_token& stop) {
       stats_.events_parked += batch.parked.size();
       spdlog::debug("worker {}: claim {} parked {} events behind older ones of their aggregate",
                     settings_.index, token.value(), batch.parked.size());
-      wake_successors(batch.parked, claim_started + settings_.lease);
     }
     if (batch.events.empty()) {
-      // Rows parked as BLOCKED were not claimable, but rows behind them may be: look again.
-      if (!batch.parked.empty()) continue;
+      if (!batch.parked.empty()) {
+        wake_successors(batch.parked);
+        // Rows parked as BLOCKED were not claimable, but rows behind them may be: look again.
+        continue;
+      }
       if (!in_flight_.empty()) {
         settle_oldest();
         continue;
@@ -150,6 +155,8 @@ void Worker::run(const std::stop_token& stop) {
     }
     const size_t parked = batch.parked.size();
     std::unique_ptr<InFlightDeliveries> deliveries = publisher_.send(batch.events);
+    // After the send: the claimed batch's lease is running; the wake is best effort.
+    if (parked > 0) wake_successors(batch.parked);
     in_flight_.push_back(InFlightBatch{std::move(batch), std::move(deliveries), claim_started,
                                        claim_started + settings_.lease});
     // A short batch means the backlog is drained: settle now for latency instead of
@@ -167,16 +174,27 @@ void Worker::settle_oldest() {
   InFlightBatch batch = std::move(in_flight_.front());
   in_flight_.pop_front();
   const std::vector<OutboxEvent>& events = batch.claim.events;
+  // librdkafka reports every message within message.timeout.ms, which the lease outlasts.
+  // Waiting past the lease means that promise broke: stop feeding /healthz so the process is
+  // restarted (the slots the reports point at cannot be freed before they arrive).
   while (!batch.deliveries->wait_until(steady_clock::now() + kReportWaitNotice)) {
-    health_.tick(settings_.index);  // waiting for librdkafka's bound, not stuck
-    spdlog::warn("worker {}: claim {}: still waiting for delivery reports", settings_.index,
-                 batch.claim.token.value());
+    if (steady_clock::now() < batch.lease_ends) {
+      health_.tick(settings_.index);
+      spdlog::warn("worker {}: claim {}: still waiting for delivery reports", settings_.index,
+                   batch.claim.token.value());
+    } else {
+      spdlog::error(
+          "worker {}: claim {}: delivery reports overdue past the lease; this worker "
+          "is stuck and reports itself unhealthy",
+          settings_.index, batch.claim.token.value());
+    }
   }
   std::vector<std::string> delivered;
   std::vector<std::string> given_up;  // the relay's own decision: back to PENDING
   std::vector<std::string> failed;    // every id that was not delivered, for the summary
-  // One statement per distinct (permanent, error): a batch usually fails for one reason.
-  std::map<std::pair<bool, std::string>, std::vector<std::string>> failures;
+  // One statement per distinct (permanent, error): a batch usually fails for one reason. The
+  // indices lead back to each event for the log lines written once the failure is stored.
+  std::map<std::pair<bool, std::string>, std::vector<size_t>> failures;
   delivered.reserve(events.size());
   const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
   for (size_t i = 0; i < events.size(); ++i) {
@@ -194,35 +212,13 @@ void Worker::settle_oldest() {
     failed.push_back(event.event_id);
     stats_.count_failure(rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(outcome.error_code)));
     const FailureDisposition disposition = classify_failure(outcome.error_code);
-    const int attempt = event.attempts + 1;
-    switch (disposition) {
-      case FailureDisposition::kNotAttempted:
-        given_up.push_back(event.event_id);
-        spdlog::info("event {} {} (topic {}): {}; back to PENDING, no attempt counted",
-                     event.event_id, describe(outcome.status), outcome.topic, outcome.error);
-        continue;
-      case FailureDisposition::kPermanent:
-        spdlog::error("event {} FAILED: {} (topic {}): {}; it stays FAILED until requeued",
-                      event.event_id, describe(outcome.status), outcome.topic, outcome.error);
-        break;
-      case FailureDisposition::kRetry:
-        if (attempt >= settings_.max_attempts) {
-          spdlog::error("event {} FAILED after {} attempts: {} (topic {}): {}", event.event_id,
-                        attempt, describe(outcome.status), outcome.topic, outcome.error);
-        } else {
-          spdlog::info("event {} attempt {} of {}: {} (topic {}): {}; retrying after backoff",
-                       event.event_id, attempt, settings_.max_attempts, describe(outcome.status),
-                       outcome.topic, outcome.error);
-        }
-        break;
+    if (disposition == FailureDisposition::kNotAttempted) {
+      given_up.push_back(event.event_id);
+      spdlog::info("event {} {} (topic {}): {}; back to PENDING, no attempt counted",
+                   event.event_id, describe(outcome.status), outcome.topic, outcome.error);
+      continue;
     }
-    const bool permanent = disposition == FailureDisposition::kPermanent;
-    if (permanent || attempt >= settings_.max_attempts) {
-      ++stats_.events_failed;
-    } else {
-      ++stats_.events_retrying;
-    }
-    failures[{permanent, outcome.error}].push_back(event.event_id);
+    failures[{disposition == FailureDisposition::kPermanent, outcome.error}].push_back(i);
   }
   if (!failed.empty()) {
     stats_.deliveries_failed += failed.size();
@@ -248,8 +244,8 @@ void Worker::settle_oldest() {
     }
   }
   release(batch, given_up);
-  for (const auto& [reason, ids] : failures) {
-    record_failure(batch, ids, PublishFailure{reason.first, reason.second});
+  for (const auto& [reason, indices] : failures) {
+    record_failure(batch, indices, PublishFailure{reason.first, reason.second});
   }
   stats_.events_in_flight -= static_cast<int64_t>(events.size());
 }
@@ -266,10 +262,12 @@ auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op
       ++stats_.db_errors;
       error = result.error().message;
     }
+    // The drain deadline is read each round: a SIGTERM during an outage shortens the retries.
+    const auto deadline = std::min(until, drain_.get());
     const auto now = steady_clock::now();
-    if (now >= until) return Error{error};
+    if (now >= deadline) return Error{error};
     const Micros pause =
-        std::min<Micros>(backoff.next(), std::chrono::duration_cast<Micros>(until - now));
+        std::min<Micros>(backoff.next(), std::chrono::duration_cast<Micros>(deadline - now));
     spdlog::warn("worker {}: {} failed ({}); retrying in {}", settings_.index, what, error,
                  format_pause(pause));
     // Not interruptible by the stop request: settling is what a drain waits for.
@@ -281,9 +279,9 @@ auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op
 void Worker::mark(const InFlightBatch& batch, const std::vector<std::string>& ids) {
   if (ids.empty()) return;
   const LeaseToken& token = batch.claim.token;
-  const auto until = std::min(batch.lease_ends, drain_.get());
-  Outcome<LeaseUpdateResult> marked = retry_until(
-      until, "mark published", [&](ClaimStore& store) { return store.mark_published(token, ids); });
+  Outcome<LeaseUpdateResult> marked =
+      retry_until(batch.lease_ends, "mark published",
+                  [&](ClaimStore& store) { return store.mark_published(token, ids); });
   if (!marked) {
     stats_.marks_abandoned += ids.size();
     spdlog::error(
@@ -294,7 +292,7 @@ void Worker::mark(const InFlightBatch& batch, const std::vector<std::string>& id
   }
   const std::vector<std::string>& lost = marked.value().lease_lost;
   stats_.events_published += ids.size() - lost.size();
-  wake_successors(ids, until);
+  wake_successors(ids);
   stats_.marks_refused += lost.size();
   for (const std::string& id : lost) {
     spdlog::warn(
@@ -307,9 +305,8 @@ void Worker::mark(const InFlightBatch& batch, const std::vector<std::string>& id
 void Worker::release(const InFlightBatch& batch, const std::vector<std::string>& ids) {
   if (ids.empty()) return;
   const LeaseToken& token = batch.claim.token;
-  const auto until = std::min(batch.lease_ends, drain_.get());
-  Outcome<LeaseUpdateResult> released =
-      retry_until(until, "release", [&](ClaimStore& store) { return store.release(token, ids); });
+  Outcome<LeaseUpdateResult> released = retry_until(
+      batch.lease_ends, "release", [&](ClaimStore& store) { return store.release(token, ids); });
   if (!released) {
     spdlog::error(
         "worker {}: claim {}: could not release {} unconfirmed events ({}); they are claimed "
@@ -318,31 +315,63 @@ void Worker::release(const InFlightBatch& batch, const std::vector<std::string>&
     return;
   }
   stats_.events_released += released.value().changed;
+  for (const std::string& id : released.value().lease_lost) {
+    spdlog::info("event {}: not released, claim {} no longer holds its lease", id, token.value());
+  }
 }
 
-void Worker::wake_successors(const std::vector<std::string>& ids, steady_clock::time_point until) {
-  Outcome<size_t> woken =
-      retry_until(std::min(until, drain_.get()), "wake blocked events",
-                  [&](ClaimStore& store) { return store.wake_successors(ids); });
+void Worker::wake_successors(const std::vector<std::string>& ids) {
+  // One attempt, no retries: the batches waiting behind this call matter more, and every
+  // BLOCKED row is rechecked on its own (idx_outbox_due) anyway, only later.
+  if (!ensure_store()) return;
+  Outcome<size_t> woken = store_->wake_successors(ids);
   if (!woken) {
-    // Not lost: every BLOCKED row is rechecked on its own (idx_outbox_due), only later.
+    ++stats_.db_errors;
     spdlog::warn("worker {}: {}; the blocked events are woken by their recheck instead",
                  settings_.index, woken.error().message);
   }
 }
 
-void Worker::record_failure(const InFlightBatch& batch, const std::vector<std::string>& ids,
+void Worker::record_failure(const InFlightBatch& batch, const std::vector<size_t>& indices,
                             const PublishFailure& failure) {
   const LeaseToken& token = batch.claim.token;
-  const auto until = std::min(batch.lease_ends, drain_.get());
+  const std::vector<OutboxEvent>& events = batch.claim.events;
+  std::vector<std::string> ids;
+  for (size_t i : indices)
+    ids.push_back(events[i].event_id);
   Outcome<LeaseUpdateResult> recorded =
-      retry_until(until, "record failure",
+      retry_until(batch.lease_ends, "record failure",
                   [&](ClaimStore& store) { return store.record_failure(token, ids, failure); });
   if (!recorded) {
     spdlog::error(
         "worker {}: claim {}: could not record the failure of {} events ({}); they are claimed "
         "again when their lease ends: {}",
         settings_.index, token.value(), ids.size(), recorded.error().message, some_ids(ids));
+    return;
+  }
+  // Logged and counted only now that the row says so. The SQL decides RETRY or FAILED from
+  // the row's attempts; these lines repeat its rule with the attempts read at claim time,
+  // which no one else changes while the claim holds the lease.
+  const std::vector<std::string>& lost = recorded.value().lease_lost;
+  for (size_t i : indices) {
+    const OutboxEvent& event = events[i];
+    if (std::find(lost.begin(), lost.end(), event.event_id) != lost.end()) continue;
+    const DeliveryOutcome& outcome = batch.deliveries->outcomes()[i];
+    const int attempt = event.attempts + 1;
+    if (failure.permanent) {
+      ++stats_.events_failed;
+      spdlog::error("event {} FAILED: {} (topic {}): {}; it stays FAILED until requeued",
+                    event.event_id, describe(outcome.status), outcome.topic, outcome.error);
+    } else if (attempt >= settings_.max_attempts) {
+      ++stats_.events_failed;
+      spdlog::error("event {} FAILED after {} attempts: {} (topic {}): {}", event.event_id, attempt,
+                    describe(outcome.status), outcome.topic, outcome.error);
+    } else {
+      ++stats_.events_retrying;
+      spdlog::info("event {} attempt {} of {}: {} (topic {}): {}; retrying after backoff",
+                   event.event_id, attempt, settings_.max_attempts, describe(outcome.status),
+                   outcome.topic, outcome.error);
+    }
   }
 }
 

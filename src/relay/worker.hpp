@@ -19,7 +19,7 @@ namespace outbox {
 
 struct WorkerSettings {
   int index = 0;
-  std::string instance_id;
+  std::string claimant;  // prefix of this process's lease tokens (claimant_id())
   Micros lease = std::chrono::seconds(60);
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
@@ -80,17 +80,18 @@ class Worker {
 
   bool ensure_store();
   void settle_oldest();
-  // Runs op until it succeeds or `until` passes, reopening the store between attempts.
+  // Runs op until it succeeds or `until` (or the drain deadline, re-read each round) passes,
+  // reopening the store between attempts.
   template <typename Op>
   auto retry_until(std::chrono::steady_clock::time_point until, const char* what, Op op)
       -> decltype(op(std::declval<ClaimStore&>()));
   void mark(const InFlightBatch& batch, const std::vector<std::string>& ids);
   void release(const InFlightBatch& batch, const std::vector<std::string>& ids);
-  void record_failure(const InFlightBatch& batch, const std::vector<std::string>& ids,
+  // Stores the failure of the events at `indices` of the batch, then logs and counts it.
+  void record_failure(const InFlightBatch& batch, const std::vector<size_t>& indices,
                       const PublishFailure& failure);
   // After a mark or a parking claim committed (per-aggregate ordering).
-  void wake_successors(const std::vector<std::string>& ids,
-                       std::chrono::steady_clock::time_point until);
+  void wake_successors(const std::vector<std::string>& ids);
 
   WorkerSettings settings_;
   ClaimStoreFactory open_store_;

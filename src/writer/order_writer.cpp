@@ -139,7 +139,7 @@ SubmitResult OrderWriter::after_failed_statement(const std::string& error, int e
     }
     return RolledBack{error, error_code};
   } catch (const sql::SQLException& e) {
-    if (is_connection_error(e.getErrorCode())) session_.reset();
+    if (needs_new_session(e.getErrorCode())) session_.reset();
     return RolledBack{error + "; reading the stored ids failed: " + describe_sql_error(e),
                       e.getErrorCode()};
   }

@@ -15,11 +15,11 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
                               const RelayTestConfig& settings) {
   std::string yaml = mysql_section_yaml(db);
   if (!settings.mysql_user.empty()) {
-    const std::string account = "  user: " + db.endpoint().user +
-                                "\n  password: ${OUTBOX_MYSQL_PASSWORD}\n";
-    yaml.replace(yaml.find(account), account.size(),
-                 "  user: " + settings.mysql_user + "\n  password: " + settings.mysql_password +
-                     "\n");
+    const std::string account =
+        "  user: " + db.endpoint().user + "\n  password: ${OUTBOX_MYSQL_PASSWORD}\n";
+    yaml.replace(
+        yaml.find(account), account.size(),
+        "  user: " + settings.mysql_user + "\n  password: " + settings.mysql_password + "\n");
   }
   yaml += "kafka:\n";
   yaml += "  bootstrap_servers: " + bootstrap + "\n";

@@ -98,5 +98,14 @@ TEST_CASE("lease tokens are unique per claim", "[sql]") {
   CHECK(a != c);
   const std::string id = outbox::default_instance_id();
   CHECK(id.size() <= outbox::kMaxInstanceIdLength);
-  CHECK(id != outbox::default_instance_id());
+  // The same instance id started twice gets two claimants: tokens never repeat.
+  const std::string first = outbox::claimant_id("relay-a");
+  CHECK(first.rfind("relay-a/", 0) == 0);
+  CHECK(first.size() == std::string("relay-a/").size() + 6);
+  CHECK(first != outbox::claimant_id("relay-a"));
+  // Longest instance id + nonce + worker + a 20-digit sequence fits lease_owner VARCHAR(128).
+  const outbox::LeaseToken longest(
+      outbox::claimant_id(std::string(outbox::kMaxInstanceIdLength, 'x')), 63,
+      UINT64_C(18446744073709551615));
+  CHECK(longest.value().size() <= 128);
 }

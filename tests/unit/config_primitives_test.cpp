@@ -22,6 +22,8 @@ TEST_CASE("durations need a unit", "[config]") {
   CHECK_FALSE(parse_duration("-5s"));
   CHECK_FALSE(parse_duration("1.5s"));
   CHECK_FALSE(parse_duration("5 s"));
+  CHECK_FALSE(parse_duration("999999999999d"));  // would overflow int64 microseconds
+  CHECK(parse_duration("999999999999us") == Micros(999999999999));
   CHECK_FALSE(parse_duration("5w"));
 }
 

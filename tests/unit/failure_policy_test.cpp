@@ -32,8 +32,9 @@ TEST_CASE("messages the broker can never take fail at once", "[failure-policy]")
 }
 
 TEST_CASE("deliveries the relay abandoned itself count no attempt", "[failure-policy]") {
-  for (rd_kafka_resp_err_t error : {RD_KAFKA_RESP_ERR__PURGE_QUEUE,
-                                    RD_KAFKA_RESP_ERR__PURGE_INFLIGHT, RD_KAFKA_RESP_ERR__FATAL}) {
+  for (rd_kafka_resp_err_t error :
+       {RD_KAFKA_RESP_ERR__PURGE_QUEUE, RD_KAFKA_RESP_ERR__PURGE_INFLIGHT, RD_KAFKA_RESP_ERR__FATAL,
+        RD_KAFKA_RESP_ERR__QUEUE_FULL, RD_KAFKA_RESP_ERR__FAIL}) {
     INFO(rd_kafka_err2name(error));
     CHECK(classify_failure(error) == FailureDisposition::kNotAttempted);
   }

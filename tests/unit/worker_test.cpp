@@ -146,7 +146,7 @@ class ScriptedPublisher final : public outbox::Publisher {
 
 struct Harness {
   explicit Harness(int events, size_t batch = 10) : store(new ScriptedStore(events)) {
-    settings.instance_id = "test";
+    settings.claimant = "test";
     batch_size.store(batch);
     settings.backoff_initial = 1ms;
     settings.backoff_max = 2ms;

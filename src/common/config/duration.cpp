@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace outbox {
@@ -36,7 +37,10 @@ std::optional<Micros> parse_duration(std::string_view text) {
   std::from_chars(text.data(), text.data() + digits, number);
   const std::string_view suffix = text.substr(digits);
   for (const Unit& unit : kUnits) {
-    if (suffix == unit.suffix) return Micros(number * unit.micros);
+    if (suffix != unit.suffix) continue;
+    // "999999999999d" would overflow: no duration anyone means is that long.
+    if (number > std::numeric_limits<int64_t>::max() / unit.micros) return std::nullopt;
+    return Micros(number * unit.micros);
   }
   return std::nullopt;
 }

@@ -23,6 +23,17 @@ bool is_connection_error(int error_code) {
   }
 }
 
+bool needs_new_session(int error_code) {
+  switch (error_code) {
+    case 1290:  // ER_OPTION_PREVENTS_STATEMENT (--read-only)
+    case 1792:  // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+    case 1836:  // ER_READ_ONLY_MODE
+      return true;
+    default:
+      return is_connection_error(error_code);
+  }
+}
+
 std::string describe_sql_error(const sql::SQLException& error) {
   return "MySQL error " + std::to_string(error.getErrorCode()) + " (" + error.getSQLState() +
          "): " + error.what();

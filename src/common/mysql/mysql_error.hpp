@@ -10,6 +10,11 @@ namespace outbox {
 // to a statement error on a healthy session.
 bool is_connection_error(int error_code);
 
+// A connection error, or a server that refuses writes because it is (no longer) the primary:
+// after a failover that demotes it (a moved VIP or DNS name, old connections kept), only a new
+// session reaches the new primary.
+bool needs_new_session(int error_code);
+
 // "MySQL error 1146 (42S02): Table 'app.outbox_event' doesn't exist".
 std::string describe_sql_error(const sql::SQLException& error);
 
