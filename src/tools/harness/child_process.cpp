@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "harness/child_process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -7,14 +7,14 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "harness/temp_dir.hpp"
+
 extern char** environ;
 
-namespace outbox::test {
+namespace outbox::harness {
 namespace {
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
@@ -44,13 +44,6 @@ int decode_status(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -116,7 +109,7 @@ bool ChildProcess::running() {
 }
 
 std::string ChildProcess::output() const {
-  return read_file(output_file_);
+  return read_text_file(output_file_);
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& stdin_text) {
@@ -148,12 +141,12 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
   } else {
     result.err = std::string("cannot start ") + argv[0] + ": " + std::strerror(error);
   }
-  result.out = read_file(out_template);
-  result.err += read_file(err_template);
+  result.out = read_text_file(out_template);
+  result.err += read_text_file(err_template);
   unlink(out_template);
   unlink(err_template);
   unlink(in_template);
   return result;
 }
 
-}  // namespace outbox::test
+}  // namespace outbox::harness
