@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -16,6 +18,15 @@ extern char** environ;
 
 namespace outbox::harness {
 namespace {
+
+// Every running ChildProcess, for kill_all_children().
+std::mutex g_children_mutex;
+std::set<pid_t> g_children;
+
+void forget_child(pid_t pid) {
+  const std::lock_guard lock(g_children_mutex);
+  g_children.erase(pid);
+}
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -75,6 +86,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
   if (error != 0) {
     throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(error));
   }
+  const std::lock_guard lock(g_children_mutex);
+  g_children.insert(pid_);
 }
 
 ChildProcess::~ChildProcess() {
@@ -82,6 +95,7 @@ ChildProcess::~ChildProcess() {
     kill(pid_, SIGKILL);
     int status = 0;
     waitpid(pid_, &status, 0);
+    forget_child(pid_);
   }
 }
 
@@ -96,6 +110,7 @@ std::optional<int> ChildProcess::wait_exit(std::chrono::milliseconds timeout) {
     const pid_t done = waitpid(pid_, &status, WNOHANG);
     if (done == pid_) {
       exit_status_ = decode_status(status);
+      forget_child(pid_);
       break;
     }
     if (std::chrono::steady_clock::now() >= deadline) break;
@@ -110,6 +125,12 @@ bool ChildProcess::running() {
 
 std::string ChildProcess::output() const {
   return read_text_file(output_file_);
+}
+
+void kill_all_children() {
+  const std::lock_guard lock(g_children_mutex);
+  for (const pid_t pid : g_children)
+    kill(pid, SIGKILL);
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& stdin_text) {

@@ -37,6 +37,10 @@ class ChildProcess {
   std::string output_file_;
 };
 
+// SIGKILL to every ChildProcess still running: for a tool interrupted mid-run (SIGINT), so
+// no relay, consumer or broker outlives it. Safe to call from another thread.
+void kill_all_children();
+
 // Runs a command to completion; returns exit status and its stdout.
 struct CommandResult {
   int status = -1;
