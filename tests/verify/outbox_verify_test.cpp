@@ -1,11 +1,13 @@
 // outbox-verify as CI runs it: the seven windows against the test MariaDB (the report must
 // carry the seed's keys, every placeholder filled, everything PASS, the duplicate path shown
-// to have run) and a self-test that fails when a window's fault is not forced. The report is
-// read with yaml-cpp and the database that the windows leave behind (--keep) is checked with
-// the mariadb CLI, not through the verifier.
+// to have run), a self-test that fails when a window's fault is not forced, and a short chaos
+// soak on a MariaDB server of its own. The report is read with yaml-cpp and the database that
+// the windows leave behind (--keep) is checked with the mariadb CLI, not through the verifier.
 #include <yaml-cpp/yaml.h>
 
 #include <catch2/catch.hpp>
+
+#include <regex>
 
 #include "child_process.hpp"
 #include "harness/mariadb_cli.hpp"
@@ -158,4 +160,43 @@ TEST_CASE("a verifier whose duplicate path never ran fails: window 6 without its
   CHECK(doc["verdict"].as<std::string>() == "FAIL");
   // Nothing was lost or doubled: the run was fine, only the proof is missing.
   CHECK(doc["invariants"]["oneLocalEffectPerConsumerAndEvent"].as<std::string>() == "PASS");
+}
+
+TEST_CASE("a short chaos soak loses nothing and explains its duplicates by fault kind",
+          "[verify][soak]") {
+  TempDir dir;
+  const std::string report_file = dir.file("soak.yaml");
+  // A random seed, printed by the soak: a failure here is replayed with --seed.
+  const auto result =
+      run_command({verify_binary(), "soak", "--events", "5000", "--faults", "30", "--partitions",
+                   "8", "--work-dir", dir.file("work"), "--report", report_file});
+  INFO(result.err);
+  const std::string text = outbox::test::read_text_file(report_file);
+  INFO(text);
+  const YAML::Node doc = YAML::Load(text)["chaosSoak"];
+  REQUIRE(doc.IsMap());
+  CHECK(result.status == 0);
+  const std::string seed = doc["seed"].as<std::string>();
+  CHECK(result.err.find("seed " + seed + " (replay: outbox-verify soak --seed " + seed) !=
+        std::string::npos);
+  for (const auto& check : doc["checks"]) {
+    INFO(check.first.as<std::string>() << ": " << doc["checkEvidence"][check.first]);
+    CHECK(check.second.as<std::string>() == "PASS");
+  }
+  CHECK(doc["checks"].size() == 7);
+  CHECK(doc["counts"]["committedOrders"].as<long long>() == 5000);
+  CHECK(doc["counts"]["notificationJobs"].as<long long>() == 5000);
+  int injected = 0;
+  REQUIRE(doc["duplicatesByFaultKind"].size() == 10);
+  for (const YAML::Node& row : doc["duplicatesByFaultKind"]) {
+    if (row["fault"].as<std::string>() == "unattributed") continue;
+    INFO(row["fault"].as<std::string>());
+    CHECK(row["injected"].as<int>() >= 1);  // every kind at least once
+    injected += row["injected"].as<int>();
+  }
+  CHECK(injected == 30);
+  CHECK(doc["faults"]["schedule"].size() == 30);
+  CHECK(
+      std::regex_search(result.err, std::regex("mariadb_restart \\(stop, start\\) -> restarted")));
+  CHECK(doc["verdict"].as<std::string>() == "PASS");
 }
