@@ -119,9 +119,18 @@ void SoakRun::start(ProcessSlot& slot) {
 }
 
 int SoakRun::kill_sessions(const std::string& account) {
+  // A process between two sessions (reconnecting after an earlier fault) has none for a moment:
+  // wait a little for one, so the fault hits a session rather than nothing.
+  harness::Rows sessions;
+  harness::eventually(
+      [&] {
+        sessions = chain_.sql().query(
+            "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = " + sql_literal(account));
+        return !sessions.empty();
+      },
+      std::chrono::seconds(2), std::chrono::milliseconds(100));
   int killed = 0;
-  for (const auto& row : chain_.sql().query(
-           "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = " + sql_literal(account))) {
+  for (const auto& row : sessions) {
     try {
       chain_.sql().exec("KILL CONNECTION " + row[0]);
       ++killed;
@@ -287,8 +296,8 @@ std::string SoakRun::run() {
     for (ProcessSlot& slot : *slots)
       start(slot);
   }
-  // Writers spread the orders over the schedule, so faults meet a flowing chain.
-  const double span_s = std::max(10.0, schedule_end_s(schedule_) * 0.9);
+  // Writers spread the orders over the whole schedule, so every fault meets a flowing chain.
+  const double span_s = std::max(10.0, schedule_end_s(schedule_) - 2.0);
   for (size_t i = 0; i < writers_.size(); ++i) {
     WriterRun& writer = writers_[i];
     WriterOrders orders;

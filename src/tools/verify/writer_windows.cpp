@@ -91,7 +91,7 @@ void SevenWindows::window1(InjectionReport& report) {
     const size_t traced = trace(report, "1b", kOrder);
     YAML::Node observed;
     auto writer = start_writer("writer-1b", WriterOrders::one(kOrder),
-                               forced ? "writer.before_commit=sleep:3000@1" : "");
+                               forced ? "writer.before_commit=sleep:5000@1" : "");
     std::string event_before;
     if (forced) {
       std::optional<std::string> session;
@@ -143,7 +143,7 @@ void SevenWindows::window2(InjectionReport& report) {
   WriterOrders orders = WriterOrders::one(kOrder);
   orders.port = proxy.port();
   auto writer =
-      start_writer("writer-2", orders, fault_forced(2) ? "writer.before_commit=sleep:3000@1" : "");
+      start_writer("writer-2", orders, fault_forced(2) ? "writer.before_commit=sleep:5000@1" : "");
   std::string event_before;
   if (fault_forced(2)) {
     await("writer 2 waiting at its commit with both rows written", [&] {
