@@ -3,6 +3,8 @@
 #   local-mariadb.sh start DIR   init DIR if new, start the server, wait until it answers,
 #                                create the 'outbox' user, write DIR/env (source it)
 #   local-mariadb.sh stop DIR
+# OUTBOX_MARIADB_PORT=P starts it on port P (a restart that keeps its clients' address);
+# OUTBOX_MARIADB_BUFFER_POOL sizes the buffer pool (default 512M).
 set -euo pipefail
 
 command=${1:?start|stop}
@@ -35,8 +37,10 @@ if [[ ! -d $data/mysql ]]; then
 fi
 
 # The first free TCP port from 13306 up: the relay connects over TCP like in production.
-port=13306
-while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+port=${OUTBOX_MARIADB_PORT:-13306}
+if [[ -z ${OUTBOX_MARIADB_PORT:-} ]]; then
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+fi
 
 mariadbd --no-defaults --datadir="$data" --user="$(id -un)" --socket="$socket" \
   --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" \

@@ -1,48 +1,10 @@
 #pragma once
 
-#include <sys/types.h>
-
-#include <chrono>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
+// Child processes live in the shared harness (src/tools/harness), which outbox-verify uses too.
+#include "harness/child_process.hpp"
 
 namespace outbox::test {
-
-// A program the test started (relay, broker, ...), with stdout/stderr in files. The
-// destructor kills (SIGKILL) and reaps it if it is still running, so a failing test never
-// leaves processes behind.
-class ChildProcess {
- public:
-  ChildProcess(const std::vector<std::string>& argv, const std::string& output_file,
-               const std::map<std::string, std::string>& extra_env = {});
-  ~ChildProcess();
-  ChildProcess(const ChildProcess&) = delete;
-  ChildProcess& operator=(const ChildProcess&) = delete;
-
-  pid_t pid() const { return pid_; }
-  void signal(int signal) const;
-  // The exit status once the process ended (128 + signal if killed), or nullopt if it is
-  // still running after `timeout`.
-  std::optional<int> wait_exit(std::chrono::milliseconds timeout);
-  bool running();
-  // stdout and stderr so far.
-  std::string output() const;
-  const std::string& output_file() const { return output_file_; }
-
- private:
-  pid_t pid_ = -1;
-  std::optional<int> exit_status_;
-  std::string output_file_;
-};
-
-// Runs a command to completion; returns exit status and its stdout.
-struct CommandResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-CommandResult run_command(const std::vector<std::string>& argv, const std::string& stdin_text = "");
-
+using harness::ChildProcess;
+using harness::CommandResult;
+using harness::run_command;
 }  // namespace outbox::test

@@ -13,45 +13,19 @@ namespace outbox::test {
 
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
                               const RelayTestConfig& settings) {
-  std::string yaml = mysql_section_yaml(db);
+  MysqlEndpoint endpoint = db.endpoint();
+  std::string password = "password: ${OUTBOX_MYSQL_PASSWORD}";
   if (!settings.mysql_user.empty()) {
-    const std::string account =
-        "  user: " + db.endpoint().user + "\n  password: ${OUTBOX_MYSQL_PASSWORD}\n";
-    yaml.replace(
-        yaml.find(account), account.size(),
-        "  user: " + settings.mysql_user + "\n  password: " + settings.mysql_password + "\n");
+    endpoint.user = settings.mysql_user;
+    password = "password: " + settings.mysql_password;
   }
-  yaml += "kafka:\n";
-  yaml += "  bootstrap_servers: " + bootstrap + "\n";
-  yaml += "  properties:\n";
-  yaml += "    log.connection.close: \"false\"\n";
-  yaml += settings.extra_kafka_properties;
-  yaml += "relay:\n";
-  if (!settings.instance_id.empty()) yaml += "  instance_id: " + settings.instance_id + "\n";
-  yaml += "  workers: " + std::to_string(settings.workers) + "\n";
-  yaml += "  batch_size: " + std::to_string(settings.batch_size) + "\n";
-  yaml += "  lease: " + settings.lease + "\n";
-  yaml += "  poll_interval: " + settings.poll_interval + "\n";
-  yaml += "  drain_timeout: " + settings.drain_timeout + "\n";
-  yaml += "  backoff_max: " + settings.backoff_max + "\n";
-  yaml += settings.extra_relay_settings;
-  yaml += "log:\n";
-  yaml += "  level: debug\n";
-  yaml += "  stats_interval: 1s\n";
-  yaml += settings.extra_log_settings;
-  // Port 0: relays of parallel tests never collide; the relay logs the port it got.
-  yaml += "metrics:\n";
-  yaml += "  listen: 127.0.0.1:0\n";
-  yaml += "  backlog_interval: 1s\n";
-  return yaml;
+  return harness::relay_config_yaml(harness::mysql_section_yaml(endpoint, password), bootstrap,
+                                    settings);
 }
 
 RelayProcess::RelayProcess(const TestDatabase& db, const std::string& bootstrap,
-                           const RelayTestConfig& settings) {
-  config_file_ = dir_.write("relay.yaml", relay_config_yaml(db, bootstrap, settings));
-  process_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{relay_binary(), "--config", config_file_}, dir_.file("relay.log"));
-}
+                           const RelayTestConfig& settings)
+    : daemon_(relay_binary(), dir_.path(), "relay", relay_config_yaml(db, bootstrap, settings)) {}
 
 std::map<std::string, int> deliveries_by_event(const std::string& bootstrap,
                                                const std::string& topic) {

@@ -5,25 +5,17 @@
 #include <string>
 
 #include "child_process.hpp"
+#include "harness/daemon_process.hpp"
+#include "harness/service_configs.hpp"
 #include "test_database.hpp"
 #include "test_env.hpp"
 
 namespace outbox::test {
 
 // Settings of a relay config file written for a test.
-struct RelayTestConfig {
+struct RelayTestConfig : harness::RelayConfigSettings {
   std::string mysql_user;      // empty: the test server's account (OUTBOX_MYSQL_USER)
   std::string mysql_password;  // with mysql_user
-  std::string instance_id;
-  int workers = 2;
-  int batch_size = 500;
-  std::string lease = "60s";
-  std::string poll_interval = "20ms";
-  std::string drain_timeout = "20s";
-  std::string backoff_max = "1s";
-  std::string extra_kafka_properties;  // YAML lines indented under kafka.properties
-  std::string extra_relay_settings;    // YAML lines indented under relay:
-  std::string extra_log_settings;      // YAML lines indented under log:
 };
 
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
@@ -34,16 +26,15 @@ class RelayProcess {
  public:
   RelayProcess(const TestDatabase& db, const std::string& bootstrap,
                const RelayTestConfig& settings);
-  ChildProcess& process() { return *process_; }
-  std::string log() const { return process_->output(); }
-  const std::string& config_file() const { return config_file_; }
+  ChildProcess& process() { return daemon_.process(); }
+  std::string log() const { return daemon_.log(); }
+  const std::string& config_file() const { return daemon_.config_file(); }
   // The port of /metrics, /healthz and /readyz (the relay listens on an ephemeral port).
   int metrics_port() const;
 
  private:
   TempDir dir_;
-  std::string config_file_;
-  std::unique_ptr<ChildProcess> process_;
+  harness::DaemonProcess daemon_;
 };
 
 // Event id -> how many times it is on `topic`, read with kcat.

@@ -6,22 +6,23 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "child_process.hpp"
+#include "harness/service_configs.hpp"
 #include "test_env.hpp"
 
 namespace outbox::test {
 
-TestDatabase::TestDatabase() {
+namespace {
+
+std::string fresh_name() {
   std::random_device entropy;
-  name_ = "t_" + std::to_string(getpid()) + "_" + std::to_string(entropy() % 1000000);
-  const MysqlEndpoint base = mysql_endpoint(name_);
-  std::vector<std::string> args{source_dir() + "/scripts/apply-migrations.sh", name_};
-  for (const std::string& arg : client_args())
-    args.push_back(arg);
-  const CommandResult result = run_command(args);
-  if (result.status != 0) {
-    throw std::runtime_error("applying migrations to " + name_ + " failed: " + result.err);
-  }
+  return "t_" + std::to_string(getpid()) + "_" + std::to_string(entropy() % 1000000);
+}
+
+}  // namespace
+
+TestDatabase::TestDatabase() : name_(fresh_name()), cli_(mysql_endpoint(name_)) {
+  harness::create_database_with_migrations(cli_.endpoint(), name_,
+                                           source_dir() + "/scripts/apply-migrations.sh");
 }
 
 TestDatabase::~TestDatabase() {
@@ -35,42 +36,16 @@ MysqlEndpoint TestDatabase::endpoint() const {
   return mysql_endpoint(name_);
 }
 
-std::vector<std::string> TestDatabase::client_args() const {
-  const MysqlEndpoint endpoint = mysql_endpoint(name_);
-  return {"-h" + endpoint.host, "-P" + std::to_string(endpoint.port), "-u" + endpoint.user,
-          "-p" + endpoint.password};
-}
-
 void TestDatabase::exec(const std::string& sql) const {
-  query(sql);
+  cli_.exec(sql);
 }
 
 Rows TestDatabase::query(const std::string& sql) const {
-  std::vector<std::string> args{"mariadb", "--no-defaults", "-N", "-B", "--raw"};
-  for (const std::string& arg : client_args())
-    args.push_back(arg);
-  args.push_back(name_);
-  const CommandResult result = run_command(args, sql);
-  if (result.status != 0) throw std::runtime_error("SQL failed: " + sql + "\n" + result.err);
-  Rows rows;
-  std::istringstream lines(result.out);
-  for (std::string line; std::getline(lines, line);) {
-    std::vector<std::string> row;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, '\t');)
-      row.push_back(cell);
-    if (!line.empty() && line.back() == '\t') row.emplace_back();
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return cli_.query(sql);
 }
 
 std::string TestDatabase::scalar(const std::string& sql) const {
-  const Rows rows = query(sql);
-  if (rows.size() != 1 || rows[0].size() != 1) {
-    throw std::runtime_error("expected one value from: " + sql);
-  }
-  return rows[0][0];
+  return cli_.scalar(sql);
 }
 
 long long TestDatabase::count(const std::string& where_sql) const {
@@ -78,12 +53,9 @@ long long TestDatabase::count(const std::string& where_sql) const {
 }
 
 std::string mysql_section_yaml(const TestDatabase& db, int port) {
-  const MysqlEndpoint endpoint = db.endpoint();
-  return "mysql:\n"
-         "  host: " +
-         endpoint.host + "\n  port: " + std::to_string(port != 0 ? port : endpoint.port) +
-         "\n  user: " + endpoint.user +
-         "\n  password: ${OUTBOX_MYSQL_PASSWORD}\n  database: " + endpoint.database + "\n";
+  MysqlEndpoint endpoint = db.endpoint();
+  if (port != 0) endpoint.port = port;
+  return harness::mysql_section_yaml(endpoint, "password: ${OUTBOX_MYSQL_PASSWORD}");
 }
 
 std::string event_id(const std::string& prefix, int i) {

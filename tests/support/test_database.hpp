@@ -3,11 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "harness/mariadb_cli.hpp"
 #include "mysql/mysql_endpoint.hpp"
 
 namespace outbox::test {
 
-using Rows = std::vector<std::vector<std::string>>;
+using harness::Rows;
 
 // A database of its own for one test, with the migrations of sql/ applied by the project's
 // own script. Queries go through the mariadb command-line client: an independent client,
@@ -38,8 +39,8 @@ class TestDatabase {
   void insert_order_accepted_events(int n, const std::string& prefix) const;
 
  private:
-  std::vector<std::string> client_args() const;
   std::string name_;
+  harness::MariadbCli cli_;
 };
 
 // The `mysql:` section of a config file for a program under test that connects to `db` (the

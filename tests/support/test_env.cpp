@@ -1,11 +1,6 @@
 #include "test_env.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace outbox::test {
@@ -52,35 +47,11 @@ MysqlEndpoint mysql_endpoint(const std::string& database) {
   return endpoint;
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) {
     text.replace(at, from.size(), to);
   }
   return text;
-}
-
-TempDir::TempDir() {
-  std::string pattern = "/tmp/outbox-test-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
-std::string TempDir::write(const std::string& name, const std::string& text) const {
-  const std::string path = file(name);
-  std::ofstream(path) << text;
-  return path;
 }
 
 }  // namespace outbox::test

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "harness/temp_dir.hpp"
 #include "mysql/mysql_endpoint.hpp"
 
 namespace outbox::test {
@@ -19,26 +20,10 @@ std::string source_dir();
 // silently skips.
 MysqlEndpoint mysql_endpoint(const std::string& database);
 
-// The whole content of a file (empty when it cannot be read).
-std::string read_text_file(const std::string& path);
-
 // text with every occurrence of `from` replaced by `to`.
 std::string replace_all(std::string text, const std::string& from, const std::string& to);
 
-// A fresh directory under /tmp for one test's files; removed by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  // Writes text to name and returns its path.
-  std::string write(const std::string& name, const std::string& text) const;
-
- private:
-  std::string path_;
-};
+using harness::read_text_file;
+using harness::TempDir;
 
 }  // namespace outbox::test

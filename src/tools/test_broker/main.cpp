@@ -7,6 +7,8 @@
 //       the control socket until SIGTERM/SIGINT or "quit" on stdin.
 //   outbox-test-broker ctl SOCKET COMMAND...
 //       sends one command to a running broker, prints the reply; exit 0 if it was "ok".
+//   outbox-test-broker --version
+//       the librdkafka whose mock cluster this binary runs (the "broker version" a report names).
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <poll.h>
@@ -33,7 +35,8 @@ using outbox::test_broker::apply_command;
 int usage() {
   std::cerr << "usage: outbox-test-broker [--brokers N] [--partitions P] [--topic NAME]... "
                "[--control SOCKET]\n"
-               "       outbox-test-broker ctl SOCKET COMMAND...\n";
+               "       outbox-test-broker ctl SOCKET COMMAND...\n"
+               "       outbox-test-broker --version\n";
   return 64;
 }
 
@@ -79,6 +82,11 @@ std::vector<std::string> take_lines(std::string& buffer) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 1 && args[0] == "--version") {
+    std::cout << "outbox-test-broker (librdkafka " << rd_kafka_version_str()
+              << " mock cluster: the Kafka protocol over TCP)\n";
+    return 0;
+  }
   if (!args.empty() && args[0] == "ctl") {
     if (args.size() < 3) return usage();
     std::string command;

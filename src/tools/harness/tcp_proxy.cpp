@@ -1,4 +1,4 @@
-#include "tcp_proxy.hpp"
+#include "harness/tcp_proxy.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace outbox::test {
+namespace outbox::harness {
 namespace {
 
 sockaddr_in loopback(const std::string& host, int port) {
@@ -107,4 +107,4 @@ void TcpProxy::serve(const std::stop_token& stop) {
     close(fd);
 }
 
-}  // namespace outbox::test
+}  // namespace outbox::harness

@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "harness/child_process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -7,15 +7,26 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
+#include "harness/temp_dir.hpp"
+
 extern char** environ;
 
-namespace outbox::test {
+namespace outbox::harness {
 namespace {
+
+// Every running ChildProcess, for kill_all_children().
+std::mutex g_children_mutex;
+std::set<pid_t> g_children;
+
+void forget_child(pid_t pid) {
+  const std::lock_guard lock(g_children_mutex);
+  g_children.erase(pid);
+}
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -44,13 +55,6 @@ int decode_status(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -82,6 +86,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
   if (error != 0) {
     throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(error));
   }
+  const std::lock_guard lock(g_children_mutex);
+  g_children.insert(pid_);
 }
 
 ChildProcess::~ChildProcess() {
@@ -89,6 +95,7 @@ ChildProcess::~ChildProcess() {
     kill(pid_, SIGKILL);
     int status = 0;
     waitpid(pid_, &status, 0);
+    forget_child(pid_);
   }
 }
 
@@ -103,6 +110,7 @@ std::optional<int> ChildProcess::wait_exit(std::chrono::milliseconds timeout) {
     const pid_t done = waitpid(pid_, &status, WNOHANG);
     if (done == pid_) {
       exit_status_ = decode_status(status);
+      forget_child(pid_);
       break;
     }
     if (std::chrono::steady_clock::now() >= deadline) break;
@@ -116,7 +124,13 @@ bool ChildProcess::running() {
 }
 
 std::string ChildProcess::output() const {
-  return read_file(output_file_);
+  return read_text_file(output_file_);
+}
+
+void kill_all_children() {
+  const std::lock_guard lock(g_children_mutex);
+  for (const pid_t pid : g_children)
+    kill(pid, SIGKILL);
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& stdin_text) {
@@ -148,12 +162,12 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
   } else {
     result.err = std::string("cannot start ") + argv[0] + ": " + std::strerror(error);
   }
-  result.out = read_file(out_template);
-  result.err += read_file(err_template);
+  result.out = read_text_file(out_template);
+  result.err += read_text_file(err_template);
   unlink(out_template);
   unlink(err_template);
   unlink(in_template);
   return result;
 }
 
-}  // namespace outbox::test
+}  // namespace outbox::harness

@@ -1,0 +1,96 @@
+#include "harness/kafka_tools.hpp"
+
+#include <array>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/child_process.hpp"
+#include "kafka/rdkafka_handles.hpp"
+
+namespace outbox::harness {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator))
+    parts.push_back(part);
+  if (!text.empty() && text.back() == separator) parts.emplace_back();
+  return parts;
+}
+
+}  // namespace
+
+std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::string& topic) {
+  // \x1f separates fields and \x1e records: neither occurs in keys, headers or JSON payloads.
+  const CommandResult result =
+      run_command({"kcat", "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f",
+                   "%t\\x1f%p\\x1f%o\\x1f%T\\x1f%k\\x1f%h\\x1f%s\\x1e"});
+  if (result.status != 0) throw std::runtime_error("kcat failed: " + result.err);
+  std::vector<KafkaRecord> records;
+  for (const std::string& line : split(result.out, '\x1e')) {
+    if (line.empty()) continue;
+    const std::vector<std::string> fields = split(line, '\x1f');
+    if (fields.size() != 7) throw std::runtime_error("unexpected kcat record: " + line);
+    KafkaRecord record;
+    record.topic = fields[0];
+    record.partition = std::stoi(fields[1]);
+    record.offset = std::stoll(fields[2]);
+    record.timestamp_ms = std::stoll(fields[3]);
+    record.key = fields[4];
+    for (const std::string& header : split(fields[5], ',')) {
+      const size_t eq = header.find('=');
+      if (eq != std::string::npos) record.headers[header.substr(0, eq)] = header.substr(eq + 1);
+    }
+    record.value = fields[6];
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+void produce_with_kcat(const std::string& bootstrap, const std::string& topic, int partition,
+                       const std::string& key, const std::vector<std::string>& headers,
+                       const std::vector<std::string>& payloads) {
+  std::vector<std::string> argv{
+      "kcat", "-P", "-b", bootstrap, "-t", topic, "-p", std::to_string(partition), "-k", key};
+  for (const std::string& header : headers) {
+    argv.push_back("-H");
+    argv.push_back(header);
+  }
+  std::string input;
+  for (const std::string& payload : payloads)
+    input += payload + "\n";
+  const CommandResult result = run_command(argv, input);
+  if (result.status != 0) throw std::runtime_error("kcat -P failed: " + result.err);
+}
+
+std::map<int, long long> committed_offsets(const std::string& bootstrap, const std::string& group,
+                                           const std::string& topic, int partitions) {
+  RdKafkaConf conf(rd_kafka_conf_new());
+  std::array<char, 512> error{};
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"bootstrap.servers", bootstrap}, {"group.id", group}, {"log_level", "3"}}) {
+    if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), error.data(), error.size()) !=
+        RD_KAFKA_CONF_OK) {
+      throw std::runtime_error(std::string("committed_offsets: ") + error.data());
+    }
+  }
+  RdKafkaHandle consumer(rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), error.data(), error.size()));
+  if (!consumer) throw std::runtime_error(std::string("committed_offsets: ") + error.data());
+  (void)conf.release();  // owned by the handle now
+  RdKafkaPartitionList list(rd_kafka_topic_partition_list_new(partitions));
+  for (int partition = 0; partition < partitions; ++partition)
+    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition);
+  const rd_kafka_resp_err_t result = rd_kafka_committed(consumer.get(), list.get(), 10000);
+  if (result != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    throw std::runtime_error(std::string("committed_offsets: ") + rd_kafka_err2str(result));
+  }
+  std::map<int, long long> offsets;
+  for (int i = 0; i < list->cnt; ++i)
+    offsets[list->elems[i].partition] = list->elems[i].offset;
+  rd_kafka_consumer_close(consumer.get());
+  return offsets;
+}
+
+}  // namespace outbox::harness

@@ -1,0 +1,63 @@
+#include "harness/service_configs.hpp"
+
+namespace outbox::harness {
+
+std::string mysql_section_yaml(const MysqlEndpoint& endpoint, const std::string& password_yaml) {
+  return "mysql:\n"
+         "  host: " +
+         endpoint.host + "\n  port: " + std::to_string(endpoint.port) +
+         "\n  user: " + endpoint.user + "\n  " + password_yaml +
+         "\n  database: " + endpoint.database + "\n";
+}
+
+std::string relay_config_yaml(const std::string& mysql_yaml, const std::string& bootstrap,
+                              const RelayConfigSettings& settings) {
+  std::string yaml = mysql_yaml;
+  yaml += "kafka:\n";
+  yaml += "  bootstrap_servers: " + bootstrap + "\n";
+  yaml += "  properties:\n";
+  yaml += "    log.connection.close: \"false\"\n";
+  yaml += settings.extra_kafka_properties;
+  yaml += "relay:\n";
+  if (!settings.instance_id.empty()) yaml += "  instance_id: " + settings.instance_id + "\n";
+  yaml += "  workers: " + std::to_string(settings.workers) + "\n";
+  yaml += "  batch_size: " + std::to_string(settings.batch_size) + "\n";
+  yaml += "  lease: " + settings.lease + "\n";
+  yaml += "  poll_interval: " + settings.poll_interval + "\n";
+  yaml += "  drain_timeout: " + settings.drain_timeout + "\n";
+  yaml += "  backoff_max: " + settings.backoff_max + "\n";
+  yaml += settings.extra_relay_settings;
+  yaml += "log:\n";
+  yaml += "  level: debug\n";
+  yaml += "  stats_interval: 1s\n";
+  yaml += settings.extra_log_settings;
+  // Port 0: relays of parallel runs never collide; the relay logs the port it got.
+  yaml += "metrics:\n";
+  yaml += "  listen: 127.0.0.1:0\n";
+  yaml += "  backlog_interval: 1s\n";
+  return yaml;
+}
+
+std::string planner_config_yaml(const std::string& mysql_yaml, const std::string& bootstrap,
+                                const PlannerConfigSettings& settings) {
+  std::string yaml = mysql_yaml;
+  yaml += "kafka:\n";
+  yaml += "  bootstrap_servers: " + bootstrap + "\n";
+  yaml += "  topics: [" + settings.topic + "]\n";
+  if (!settings.group_id.empty()) yaml += "  group_id: " + settings.group_id + "\n";
+  yaml += "  properties:\n";
+  yaml += "    log.connection.close: \"false\"\n";
+  yaml += "    session.timeout.ms: \"" + settings.session_timeout_ms + "\"\n";
+  yaml += "    heartbeat.interval.ms: \"500\"\n";
+  yaml += "consumer:\n";
+  if (!settings.name.empty()) yaml += "  name: " + settings.name + "\n";
+  yaml += "  dead_letter_topic: " + settings.dead_letter_topic + "\n";
+  yaml += "  backoff_initial: " + settings.backoff_initial + "\n";
+  yaml += "  backoff_max: " + settings.backoff_max + "\n";
+  yaml += "log:\n";
+  yaml += "  level: debug\n";
+  yaml += "  stats_interval: 1s\n";
+  return yaml;
+}
+
+}  // namespace outbox::harness

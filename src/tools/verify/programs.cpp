@@ -1,0 +1,43 @@
+#include "programs.hpp"
+
+#include <unistd.h>
+
+#include <utility>
+#include <vector>
+
+namespace outbox::verify {
+
+Programs Programs::of_this_build() {
+  return Programs{OUTBOX_RELAY_BIN,
+                  OUTBOX_PLANNER_BIN,
+                  OUTBOX_LOADGEN_BIN,
+                  OUTBOX_OUTBOXCTL_BIN,
+                  OUTBOX_TEST_BROKER_BIN,
+                  OUTBOX_SOURCE_DIR "/scripts/apply-migrations.sh",
+                  OUTBOX_SOURCE_DIR "/scripts/local-mariadb.sh"};
+}
+
+void Programs::use_bin_dir(const std::string& dir) {
+  relay = dir + "/outbox-relay";
+  planner = dir + "/notification-planner";
+  loadgen = dir + "/outbox-loadgen";
+  outboxctl = dir + "/outboxctl";
+  test_broker = dir + "/outbox-test-broker";
+}
+
+std::optional<std::string> Programs::missing() const {
+  const std::vector<std::pair<const char*, const std::string*>> all{
+      {"outbox-relay", &relay},
+      {"notification-planner", &planner},
+      {"outbox-loadgen", &loadgen},
+      {"outboxctl", &outboxctl},
+      {"outbox-test-broker", &test_broker},
+      {"apply-migrations.sh", &migrations_script},
+      {"local-mariadb.sh", &mariadb_script}};
+  for (const auto& [name, path] : all) {
+    if (access(path->c_str(), X_OK) != 0) return std::string(name) + " (" + *path + ")";
+  }
+  return std::nullopt;
+}
+
+}  // namespace outbox::verify

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace outbox::verify {
+
+// The programs the verifier runs as the chain (each one a real process: faults hit processes,
+// not functions) and the scripts it uses to set up and restart servers.
+struct Programs {
+  std::string relay;              // outbox-relay
+  std::string planner;            // notification-planner (the consumer)
+  std::string loadgen;            // outbox-loadgen (the writer)
+  std::string outboxctl;          // lookups by stable id, as an operator runs them
+  std::string test_broker;        // outbox-test-broker (librdkafka's mock cluster)
+  std::string migrations_script;  // scripts/apply-migrations.sh
+  std::string mariadb_script;     // scripts/local-mariadb.sh (the soak's private server)
+
+  // The binaries and scripts of the build tree this verifier was built in.
+  static Programs of_this_build();
+  // Takes the binaries from `dir` instead (an install, another build); the scripts stay.
+  void use_bin_dir(const std::string& dir);
+  // The first program or script that is not an executable file, named.
+  std::optional<std::string> missing() const;
+};
+
+}  // namespace outbox::verify

@@ -1,0 +1,401 @@
+#include "soak_run.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "harness/poll.hpp"
+#include "sql_literal.hpp"
+
+namespace outbox::verify {
+namespace {
+
+using std::chrono::steady_clock;
+
+// Relays as the soak runs them: the shortest lease the relay accepts (so a killed relay's rows
+// come back in 10 s), one produce in flight per connection (the mock cluster can lose or
+// duplicate acknowledged messages with more when it injects errors: DESIGN.md), and retries
+// that outlast any outage the schedule injects (nothing may end FAILED).
+harness::RelayConfigSettings soak_relay(const std::string& instance) {
+  harness::RelayConfigSettings settings;
+  settings.instance_id = instance;
+  settings.workers = 2;
+  settings.batch_size = 100;
+  settings.lease = "10s";
+  settings.extra_kafka_properties =
+      "    message.timeout.ms: 5000\n"
+      "    max.in.flight.requests.per.connection: 1\n";
+  settings.extra_relay_settings =
+      "  poll_interval_max: 200ms\n"
+      "  max_attempts: 1000\n"
+      "  retry_backoff_initial: 200ms\n"
+      "  retry_backoff_max: 2s\n";
+  return settings;
+}
+
+harness::PlannerConfigSettings soak_consumer() {
+  harness::PlannerConfigSettings settings;
+  // Long enough that a busy machine does not evict a live member, short enough that a killed
+  // one's partitions move on.
+  settings.session_timeout_ms = "6000";
+  return settings;
+}
+
+double seconds_since(steady_clock::time_point start) {
+  return std::chrono::duration<double>(steady_clock::now() - start).count();
+}
+
+// A step of the timeline: a fault, or the heal that ends it.
+struct Step {
+  double at_s;
+  size_t fault;
+  bool heal;
+};
+
+}  // namespace
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+SoakRun::SoakRun(Chain& chain, SoakServer& server, SoakShape shape, std::vector<Fault> schedule)
+    : chain_(chain), server_(server), shape_(shape), schedule_(std::move(schedule)) {
+  for (int i = 0; i < shape_.relays; ++i)
+    relays_.push_back(ProcessSlot{"relay", i, "soak_relay_" + std::to_string(i + 1), {}, {}});
+  for (int i = 0; i < shape_.consumers; ++i) {
+    consumers_.push_back(
+        ProcessSlot{"consumer", i, "soak_consumer_" + std::to_string(i + 1), {}, {}});
+  }
+  const int64_t per_writer = shape_.events / shape_.writers;
+  for (int i = 0; i < shape_.writers; ++i) {
+    WriterRun writer;
+    writer.account = "soak_writer_" + std::to_string(i + 1);
+    writer.first_order_id = 1 + i * per_writer;
+    writer.orders = i + 1 == shape_.writers ? shape_.events - i * per_writer : per_writer;
+    writers_.push_back(std::move(writer));
+  }
+}
+
+SoakRun::~SoakRun() = default;
+
+void SoakRun::create_accounts() {
+  // One account per process, so KILL CONNECTION can pick the sessions of one process.
+  std::string sql;
+  const std::string password = sql_literal(server_.endpoint().password);
+  auto add = [&](const std::string& account) {
+    sql += "CREATE USER IF NOT EXISTS " + sql_literal(account) + "@'127.0.0.1' IDENTIFIED BY " +
+           password + ";\nGRANT ALL PRIVILEGES ON `" + chain_.setup().database + "`.* TO " +
+           sql_literal(account) + "@'127.0.0.1';\n";
+  };
+  for (const ProcessSlot& slot : relays_)
+    add(slot.account);
+  for (const ProcessSlot& slot : consumers_)
+    add(slot.account);
+  for (const WriterRun& writer : writers_)
+    add(writer.account);
+  chain_.sql().exec(sql);
+}
+
+void SoakRun::start(ProcessSlot& slot) {
+  Incarnation incarnation;
+  const int number = static_cast<int>(slot.incarnations.size()) + 1;
+  incarnation.name =
+      slot.role + "-" + std::to_string(slot.index + 1) + "." + std::to_string(number);
+  if (slot.role == "relay") {
+    incarnation.instance =
+        "soak-r" + std::to_string(slot.index + 1) + "-i" + std::to_string(number);
+    slot.process =
+        chain_.start_relay(incarnation.name, soak_relay(incarnation.instance), "", slot.account);
+  } else {
+    slot.process = chain_.start_planner(incarnation.name, soak_consumer(), "", slot.account);
+  }
+  incarnation.log_file = slot.process->log_file();
+  slot.incarnations.push_back(incarnation);
+}
+
+int SoakRun::kill_sessions(const std::string& account) {
+  // A process between two sessions (reconnecting after an earlier fault) has none for a moment:
+  // wait a little for one, so the fault hits a session rather than nothing.
+  harness::Rows sessions;
+  harness::eventually(
+      [&] {
+        sessions = chain_.sql().query(
+            "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = " + sql_literal(account));
+        return !sessions.empty();
+      },
+      std::chrono::seconds(2), std::chrono::milliseconds(100));
+  int killed = 0;
+  for (const auto& row : sessions) {
+    try {
+      chain_.sql().exec("KILL CONNECTION " + row[0]);
+      ++killed;
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): it ended by itself
+    }
+  }
+  return killed;
+}
+
+void SoakRun::inject(InjectedFault& injected) {
+  const Fault& fault = injected.fault;
+  injected.at_us = now_us();
+  injected.applied = true;
+  try {
+    switch (fault.kind) {
+      case FaultKind::kRelayKill:
+      case FaultKind::kConsumerKill: {
+        ProcessSlot& slot = fault.kind == FaultKind::kRelayKill
+                                ? relays_[static_cast<size_t>(fault.target)]
+                                : consumers_[static_cast<size_t>(fault.target)];
+        if (!slot.process || !slot.process->process().running()) {
+          injected.applied = false;
+          injected.outcome = "skipped: " + slot.role + " not running";
+          break;
+        }
+        injected.outcome = "exit " + std::to_string(slot.process->kill_now());
+        slot.incarnations.back().killed_by = fault.index;
+        slot.process.reset();
+        break;
+      }
+      case FaultKind::kRelayConnectionKill:
+      case FaultKind::kConsumerConnectionKill:
+      case FaultKind::kWriterConnectionKill: {
+        const size_t target = static_cast<size_t>(fault.target);
+        const std::string& account =
+            fault.kind == FaultKind::kRelayConnectionKill      ? relays_[target].account
+            : fault.kind == FaultKind::kConsumerConnectionKill ? consumers_[target].account
+                                                               : writers_[target].account;
+        injected.outcome = "killed " + std::to_string(kill_sessions(account)) + " sessions";
+        break;
+      }
+      case FaultKind::kMariadbRestart: {
+        const auto started = steady_clock::now();
+        const Status restarted = server_.restart();
+        injected.applied = restarted.ok();
+        char took[64];
+        std::snprintf(took, sizeof(took), "restarted in %.1fs", seconds_since(started));
+        injected.outcome = restarted ? took : "failed: " + restarted.error().message;
+        break;
+      }
+      case FaultKind::kBrokerRequestErrors: {
+        std::string line = "errors " + fault.api;
+        for (int i = 0; i < fault.count; ++i)
+          line += " " + fault.error;
+        chain_.broker().command(line);
+        injected.outcome =
+            "the next " + std::to_string(fault.count) + " " + fault.api + " requests fail";
+        break;
+      }
+      case FaultKind::kBrokerDown:
+        chain_.broker().command(
+            "down " + (fault.target == 0 ? std::string("all") : std::to_string(fault.target)));
+        injected.outcome = "down";
+        break;
+      case FaultKind::kLeaseShortened: {
+        chain_.broker().command("rtt all " + std::to_string(fault.count));
+        // Let deliveries start under the delay, then end every live lease: the relays are
+        // mid-publish when another one may take their rows.
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const std::string rows = chain_.sql().scalar(
+            "UPDATE outbox_event SET lease_until = CURRENT_TIMESTAMP(6), next_attempt_at = "
+            "CURRENT_TIMESTAMP(6) WHERE status = 'PUBLISHING';\nSELECT ROW_COUNT()");
+        injected.outcome = "acks delayed, " + rows + " live leases ended";
+        break;
+      }
+    }
+  } catch (const std::exception& e) {
+    injected.applied = false;
+    injected.outcome = std::string("failed: ") + e.what();
+  }
+  spdlog::info("fault {} -> {}", describe(fault), injected.outcome);
+}
+
+void SoakRun::heal(const Fault& fault) {
+  try {
+    switch (fault.kind) {
+      case FaultKind::kRelayKill:
+        if (!relays_[static_cast<size_t>(fault.target)].process)
+          start(relays_[static_cast<size_t>(fault.target)]);
+        break;
+      case FaultKind::kConsumerKill:
+        if (!consumers_[static_cast<size_t>(fault.target)].process)
+          start(consumers_[static_cast<size_t>(fault.target)]);
+        break;
+      case FaultKind::kBrokerRequestErrors:
+        chain_.broker().command("clear " + fault.api);
+        break;
+      case FaultKind::kBrokerDown:
+        chain_.broker().command(
+            "up " + (fault.target == 0 ? std::string("all") : std::to_string(fault.target)));
+        break;
+      case FaultKind::kLeaseShortened:
+        chain_.broker().command("rtt all 0");
+        break;
+      default:
+        return;
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("heal of fault #{} failed: {}", fault.index, e.what());
+    return;
+  }
+  spdlog::info("fault #{} healed", fault.index);
+}
+
+void SoakRun::heal_everything() {
+  for (auto* slots : {&relays_, &consumers_}) {
+    for (ProcessSlot& slot : *slots) {
+      if (!slot.process) start(slot);
+    }
+  }
+  for (const char* command :
+       {"up all", "rtt all 0", "clear Produce", "clear OffsetCommit", "clear Fetch"}) {
+    chain_.broker().command(command);
+  }
+}
+
+std::string SoakRun::progress() const {
+  try {
+    const harness::Rows rows = chain_.sql().query(
+        "SELECT COUNT(*), COALESCE(SUM(status = 'PUBLISHED'), 0), (SELECT COUNT(*) FROM "
+        "notification_job) FROM outbox_event");
+    return "written " + rows[0][0] + ", published " + rows[0][1] + ", notification jobs " +
+           rows[0][2];
+  } catch (const std::exception&) {
+    return "database not answering";
+  }
+}
+
+bool SoakRun::wait_until(const std::string& what, const std::function<bool()>& done,
+                         double limit_s) {
+  const auto started = steady_clock::now();
+  auto next_report = started + std::chrono::seconds(10);
+  return harness::eventually(
+      [&] {
+        bool finished = false;
+        try {
+          finished = done();
+        } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): not yet answering
+        }
+        if (!finished && steady_clock::now() >= next_report) {
+          spdlog::info("waiting for {}: {}", what, progress());
+          next_report += std::chrono::seconds(10);
+        }
+        return finished;
+      },
+      std::chrono::milliseconds(static_cast<int64_t>(limit_s * 1000)),
+      std::chrono::milliseconds(250));
+}
+
+std::string SoakRun::run() {
+  create_accounts();
+  for (auto* slots : {&relays_, &consumers_}) {
+    for (ProcessSlot& slot : *slots)
+      start(slot);
+  }
+  // Writers spread the orders over the whole schedule, so every fault meets a flowing chain.
+  const double span_s = std::max(10.0, schedule_end_s(schedule_) - 2.0);
+  for (size_t i = 0; i < writers_.size(); ++i) {
+    WriterRun& writer = writers_[i];
+    WriterOrders orders;
+    orders.first_order_id = writer.first_order_id;
+    orders.orders = writer.orders;
+    orders.rate = static_cast<double>(writer.orders) / span_s;
+    orders.account = writer.account;
+    writer.process = chain_.start_writer("writer-" + std::to_string(i + 1), orders);
+  }
+  const auto started = steady_clock::now();
+  started_us_ = now_us();
+
+  std::vector<Step> steps;
+  for (size_t i = 0; i < schedule_.size(); ++i) {
+    injected_.push_back(InjectedFault{schedule_[i], -1, false, ""});
+    steps.push_back(Step{schedule_[i].at_s, i, false});
+    if (schedule_[i].duration_s > 0)
+      steps.push_back(Step{schedule_[i].at_s + schedule_[i].duration_s, i, true});
+  }
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step& a, const Step& b) { return a.at_s < b.at_s; });
+  auto next_report = started + std::chrono::seconds(10);
+  for (const Step& step : steps) {
+    const auto due = started + std::chrono::duration_cast<steady_clock::duration>(
+                                   std::chrono::duration<double>(step.at_s));
+    while (steady_clock::now() < due) {
+      std::this_thread::sleep_for(std::min<steady_clock::duration>(due - steady_clock::now(),
+                                                                   std::chrono::milliseconds(200)));
+      if (steady_clock::now() >= next_report) {
+        spdlog::info("t={:.0f}s {}", seconds_since(started), progress());
+        next_report += std::chrono::seconds(10);
+      }
+    }
+    if (step.heal) {
+      heal(schedule_[step.fault]);
+    } else {
+      inject(injected_[step.fault]);
+    }
+  }
+  spdlog::info("schedule done after {:.0f}s; healing everything", seconds_since(started));
+  heal_everything();
+
+  std::string problem;
+  for (WriterRun& writer : writers_) {
+    const std::optional<int> status = writer.process->wait_exit(std::chrono::minutes(10));
+    if (status != 0) {
+      problem += writer.account + " did not accept all its orders (exit " +
+                 (status ? std::to_string(*status) : std::string("-")) + "); ";
+    }
+  }
+  const harness::MariadbCli& sql = chain_.sql();
+  if (!wait_until(
+          "every event PUBLISHED",
+          [&] {
+            return sql.count(
+                       "SELECT COUNT(*) FROM outbox_event WHERE status <> "
+                       "'PUBLISHED'") == 0;
+          },
+          300)) {
+    problem += "not every event was PUBLISHED in time; ";
+  }
+  if (!wait_until(
+          "one notification job per event",
+          [&] {
+            return sql.count("SELECT COUNT(*) FROM notification_job") >=
+                   sql.count("SELECT COUNT(*) FROM outbox_event");
+          },
+          300)) {
+    problem += "not every event was consumed in time; ";
+  }
+  if (!wait_until(
+          "the consumer group at the end of the topic",
+          [&] {
+            std::map<int, long long> end;
+            for (const harness::KafkaRecord& record : chain_.order_topic())
+              end[record.partition] = std::max(end[record.partition], record.offset + 1);
+            const std::map<int, long long> committed = chain_.group_offsets();
+            return std::all_of(end.begin(), end.end(), [&](const auto& partition) {
+              const auto found = committed.find(partition.first);
+              return found != committed.end() && found->second == partition.second;
+            });
+          },
+          120)) {
+    problem += "the consumer group did not commit its offsets to the end; ";
+  }
+  for (auto* slots : {&relays_, &consumers_}) {
+    for (ProcessSlot& slot : *slots) {
+      if (!slot.process) continue;
+      const std::optional<int> status = slot.process->stop(std::chrono::seconds(60));
+      if (status != 0) {
+        problem += slot.incarnations.back().name + " did not drain (exit " +
+                   (status ? std::to_string(*status) : std::string("-")) + "); ";
+      }
+      slot.process.reset();
+    }
+  }
+  seconds_ = seconds_since(started);
+  return problem;
+}
+
+}  // namespace outbox::verify
