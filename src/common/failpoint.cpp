@@ -4,10 +4,12 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -60,6 +62,14 @@ Status configure(std::string_view spec, bool guarded) {
     if (eq == std::string_view::npos || eq == 0) {
       return Error{std::string(kVariable) + ": \"" + std::string(item) + "\" is not name=action"};
     }
+    const std::string_view name = item.substr(0, eq);
+    if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown)) {
+      std::string known;
+      for (const std::string_view each : kKnown)
+        known += (known.empty() ? "" : ", ") + std::string(each);
+      return Error{std::string(kVariable) + ": unknown failpoint \"" + std::string(name) +
+                   "\" (known: " + known + ")"};
+    }
     Point point;
     point.text = std::string(item);
     std::string_view action = item.substr(eq + 1);
@@ -82,7 +92,7 @@ Status configure(std::string_view spec, bool guarded) {
       return Error{std::string(kVariable) + ": unknown action in \"" + std::string(item) +
                    "\" (kill, error, sleep:MS)"};
     }
-    points[std::string(item.substr(0, eq))] = point;
+    points[std::string(name)] = point;
   }
   g_points = std::move(points);
   g_armed.store(true);

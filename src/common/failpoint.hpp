@@ -25,6 +25,15 @@ inline constexpr const char* kVariable = "OUTBOX_FAILPOINTS";
 inline constexpr const char* kGuardVariable = "OUTBOX_FAILPOINTS_I_UNDERSTAND";
 inline constexpr const char* kGuardValue = "this-process-will-fail-on-purpose";
 
+// Every failpoint compiled in. configure() rejects any other name: a misspelt name would
+// otherwise arm nothing, and a fault-injection run would pass without its fault.
+inline constexpr const char* kWriterBeforeCommit = "writer.before_commit";
+inline constexpr const char* kRelayAfterPublishBeforeMark = "relay.after_publish_before_mark";
+inline constexpr const char* kConsumerBeforeCommit = "consumer.before_commit";
+inline constexpr const char* kConsumerAfterCommitBeforeAck = "consumer.after_commit_before_ack";
+inline constexpr std::string_view kKnown[] = {kWriterBeforeCommit, kRelayAfterPublishBeforeMark,
+                                              kConsumerBeforeCommit, kConsumerAfterCommitBeforeAck};
+
 // Reads the environment once, in main() before any thread starts. The error (unguarded or
 // malformed) names the variable; callers exit with EX_CONFIG.
 Status configure_from_environment();

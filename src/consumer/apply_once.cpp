@@ -75,7 +75,7 @@ ApplyOutcome apply_once(MysqlSession& session, const std::string& consumer_name,
     return {ApplyVerdict::kRejected, effect.reason(), false};
   }
 
-  if (failpoints::hit("consumer.before_commit")) {
+  if (failpoints::hit(failpoints::kConsumerBeforeCommit)) {
     return fail(session, "failpoint consumer.before_commit", false);
   }
   try {

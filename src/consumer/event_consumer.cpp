@@ -236,7 +236,7 @@ void EventConsumer::apply(const TopicPartition& partition, ReceivedEvent& event)
       spdlog::debug("{}: applied, acknowledged", event_name(event));
       // Fault-injection tests kill the process here: committed, not acknowledged. The
       // redelivery must be recognised as already consumed.
-      (void)failpoints::hit("consumer.after_commit_before_ack");
+      (void)failpoints::hit(failpoints::kConsumerAfterCommitBeforeAck);
       settle(partition, event.offset);
       return;
     case ApplyVerdict::kAlreadyConsumed:

@@ -228,7 +228,7 @@ void Worker::settle_oldest() {
   }
   // Fault injection: the window between the broker's confirmation and the mark. "kill" dies
   // here; "error" drops the batch as a crashed worker would, leaving the rows to their lease.
-  if (failpoints::hit("relay.after_publish_before_mark")) {
+  if (failpoints::hit(failpoints::kRelayAfterPublishBeforeMark)) {
     spdlog::warn("worker {}: failpoint: claim {} abandoned unmarked", settings_.index,
                  batch.claim.token.value());
     stats_.events_in_flight -= static_cast<int64_t>(events.size());

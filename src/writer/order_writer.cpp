@@ -101,7 +101,7 @@ SubmitResult OrderWriter::submit_on_session(const OrderSubmission& order) {
   // Fault-injection tests widen the window before COMMIT (sleep) so that a KILL CONNECTION
   // from another session lands exactly at the commit, or fail here (error) to take the
   // rollback path with both rows written.
-  if (failpoints::hit("writer.before_commit")) {
+  if (failpoints::hit(failpoints::kWriterBeforeCommit)) {
     return after_failed_statement("failpoint writer.before_commit", 0, false, order);
   }
   try {
