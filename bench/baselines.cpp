@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -53,6 +55,14 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
     load_events(context, "ldb", rows, "PENDING");
     init_mysql_driver();
     std::atomic<long> events{0};
+    // A connection that stopped on an error would leave the others to drain alone and make
+    // the limit look lower than it is: the measurement fails instead.
+    std::mutex failed_mutex;
+    std::string failed;
+    const auto failure = [&](const std::string& message) {
+      const std::lock_guard lock(failed_mutex);
+      if (failed.empty()) failed = message;
+    };
     std::vector<std::unique_ptr<MysqlClaimStore>> stores;
     for (int c = 0; c < connections; ++c)
       stores.push_back(open_store(context));
@@ -68,11 +78,18 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
           const LeaseToken token("bench", c, ++sequence);
           Outcome<ClaimedBatch> claimed =
               store.claim(token, static_cast<size_t>(batch), std::chrono::seconds(60));
-          if (!claimed || claimed.value().events.empty()) break;
+          if (!claimed) {
+            failure(claimed.error().message);
+            break;
+          }
+          if (claimed.value().events.empty()) break;
           std::vector<std::string> ids;
           for (const OutboxEvent& event : claimed.value().events)
             ids.push_back(event.event_id);
-          if (!store.mark_published(token, ids)) break;
+          if (auto marked = store.mark_published(token, ids); !marked) {
+            failure(marked.error().message);
+            break;
+          }
           // The relay wakes blocked successors after each mark (per-aggregate mode).
           (void)store.wake_successors(ids);
           events += static_cast<long>(ids.size());
@@ -80,6 +97,7 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
       });
     }
     threads.clear();
+    if (!failed.empty()) throw std::runtime_error("L_db(" + std::to_string(batch) + "): " + failed);
     const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
     figure.runs.push_back(static_cast<double>(events.load()) / elapsed);
   }

@@ -156,7 +156,8 @@ void write_report(const SuiteResults& r, const BenchContext& context,
   write_file(out + "/report.md", md.str());
 
   plot(out, "throughput", throughput_dat.str(),
-       "set title 'Baselines by batch size'\nset ylabel 'events/s'\nset style data histograms\n"
+       "set title 'Baselines by batch size'\nset ylabel 'events/s'\nset logscale y\n"
+       "set style data histograms\n"
        "set style fill solid\nplot '" +
            out +
            "/throughput.dat' using 2:xtic(1) title 'L_db', "
