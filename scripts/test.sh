@@ -6,18 +6,21 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
+started=$SECONDS
+phase() { echo "==> [$((SECONDS - started)) s] $*"; }
 
 "$root/scripts/deps.sh"
 
-echo "==> clang-format"
+phase "clang-format"
 mapfile -t sources < <(cd "$root" && git ls-files '*.cpp' '*.hpp' 2>/dev/null ||
   find src tests -name '*.cpp' -o -name '*.hpp')
 (cd "$root" && clang-format --dry-run --Werror "${sources[@]}")
 
-echo "==> building (warnings are errors)"
+phase "building (warnings are errors)"
 "$root/scripts/build.sh" "$root/build" >/dev/null
-echo "==> building with AddressSanitizer + UndefinedBehaviorSanitizer"
-"$root/scripts/build.sh" "$root/build-asan" -DOUTBOX_SANITIZE=ON >/dev/null
+phase "building with AddressSanitizer + UndefinedBehaviorSanitizer"
+# Without the benchmark suite: its smoke run asserts no speed, so the plain build's covers it.
+"$root/scripts/build.sh" "$root/build-asan" -DOUTBOX_SANITIZE=ON -DOUTBOX_BENCH=OFF >/dev/null
 
 db_dir=$root/.local/test-mariadb
 "$root/scripts/local-mariadb.sh" start "$db_dir"
@@ -25,12 +28,16 @@ trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"' EXIT
 # shellcheck disable=SC1091
 source "$db_dir/env"
 
-echo "==> tests"
+phase "tests"
 ctest --test-dir "$root/build" -j"$jobs" --output-on-failure "$@"
 
-echo "==> tests under ASan + UBSan"
+phase "tests under ASan + UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:suppressions=$root/tests/sanitizer/lsan.supp
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizer/lsan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure "$@"
-echo "==> all tests passed"
+# The packaging checks (label deploy) run no code of ours worth instrumenting, and the
+# verifier's chaos soak and self-test repeat under faults what its seven windows cover: the
+# plain build runs them, this one keeps CI's time in bounds.
+ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -LE deploy \
+  -E 'verify: (a short chaos soak|a verifier whose duplicate path never ran)' "$@"
+phase "all tests passed"
