@@ -2,8 +2,9 @@
 // run on the same machine, reported as ratios (the machine is shared and noisy; absolute
 // numbers drift, ratios hold).
 //   outbox-bench [--smoke] [--out DIR]
-//   outbox-bench drain EVENTS RELAYS [RELAY_YAML]   one drain, for tuning sweeps: e.g.
+//   outbox-bench drain EVENTS RELAYS [RELAY_YAML [AGGREGATES]]   one drain, for tuning sweeps:
 //       outbox-bench drain 200000 1 "  workers: 4"  (YAML lines go under relay:)
+//       outbox-bench drain 100000 1 "  ordering: none" 1000  (1000 aggregates, 100 events each)
 //   outbox-bench ldb BATCH SECONDS CONNECTIONS      one L_db measurement
 // Needs the MariaDB of scripts/local-mariadb.sh (OUTBOX_MYSQL_* variables); starts its own
 // test broker. bench/run.sh does all of that.
@@ -17,6 +18,8 @@
 
 #include "baselines.hpp"
 #include "bench_context.hpp"
+#include "dataset.hpp"
+#include "relay_runs.hpp"
 #include "report.hpp"
 #include "suite.hpp"
 
@@ -55,7 +58,7 @@ int single_db_limit(int batch, double seconds, int connections) {
   }
 }
 
-int single_drain(long events, int relays, const std::string& relay_yaml) {
+int single_drain(long events, int relays, const std::string& relay_yaml, long aggregates) {
   try {
     outbox::init_mysql_driver();
     outbox::test::TestDatabase db;
@@ -64,8 +67,10 @@ int single_drain(long events, int relays, const std::string& relay_yaml) {
     if (!session) throw std::runtime_error(session.error().message);
     outbox::bench::BenchContext context{outbox::bench::BenchSizes::full(), db, broker,
                                         *session.value(), "/tmp"};
-    const auto run = outbox::bench::drain(context, events, relays, false,
-                                          relay_yaml.empty() ? "" : relay_yaml + "\n");
+    outbox::bench::clear_outbox(context);
+    outbox::bench::load_events(context, "drain", events, "PENDING", aggregates);
+    const auto run = outbox::bench::drain_loaded(context, relays, false,
+                                                 relay_yaml.empty() ? "" : relay_yaml + "\n");
     std::cout << events << " events, " << relays << " relays [" << relay_yaml
               << "]: " << static_cast<long>(run.rate) << " events/s, relay CPU "
               << static_cast<int>(run.relay_cpu_percent) << "%, MariaDB CPU "
@@ -87,7 +92,8 @@ int main(int argc, char** argv) {
     return single_db_limit(std::stoi(argv[2]), std::stod(argv[3]), std::stoi(argv[4]));
   }
   if (argc >= 4 && std::string(argv[1]) == "drain") {
-    return single_drain(std::stol(argv[2]), std::stoi(argv[3]), argc >= 5 ? argv[4] : "");
+    return single_drain(std::stol(argv[2]), std::stoi(argv[3]), argc >= 5 ? argv[4] : "",
+                        argc >= 6 ? std::stol(argv[5]) : 0);
   }
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
