@@ -60,7 +60,6 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
   for (int run = 0; run < context.sizes.runs; ++run) {
     clear_outbox(context);
     load_events(context, "ldb", rows, "PENDING");
-    init_mysql_driver();
     std::atomic<long> events{0};
     // A connection that stopped on an error would leave the others to drain alone and make
     // the limit look lower than it is: the measurement fails instead.

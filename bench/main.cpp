@@ -18,7 +18,6 @@
 
 #include "baselines.hpp"
 #include "bench_context.hpp"
-#include "dataset.hpp"
 #include "relay_runs.hpp"
 #include "report.hpp"
 #include "suite.hpp"
@@ -37,20 +36,20 @@ std::string environment(outbox::test::TestDatabase& db) {
          ", test broker: librdkafka mock cluster (3 brokers) over TCP.\n";
 }
 
-int single_db_limit(int batch, double seconds, int connections) {
+// What every entry point does around its measurement: a database of its own, a test broker
+// (brokers, partitions of its topics), a bookkeeping session; any failure exits 1 with the
+// reason.
+template <typename Body>
+int run_bench(int brokers, int partitions, const outbox::bench::BenchSizes& sizes,
+              const std::string& out, Body body) {
   try {
     outbox::init_mysql_driver();
     outbox::test::TestDatabase db;
-    outbox::test::TestBroker broker(1, 1);
+    outbox::test::TestBroker broker(brokers, partitions);
     auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
     if (!session) throw std::runtime_error(session.error().message);
-    outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
-    sizes.runs = 1;
-    sizes.baseline_seconds = seconds;
-    outbox::bench::BenchContext context{sizes, db, broker, *session.value(), "/tmp"};
-    const auto figure = outbox::bench::measure_db_limit(context, batch, connections);
-    std::cout << "L_db(" << batch << "), " << connections << " connections, " << seconds
-              << " s: " << static_cast<long>(figure.median()) << " events/s\n";
+    outbox::bench::BenchContext context{sizes, db, broker, *session.value(), out};
+    body(context);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "outbox-bench: " << e.what() << "\n";
@@ -58,29 +57,29 @@ int single_db_limit(int batch, double seconds, int connections) {
   }
 }
 
+int single_db_limit(int batch, double seconds, int connections) {
+  outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
+  sizes.runs = 1;
+  sizes.baseline_seconds = seconds;
+  return run_bench(1, 1, sizes, "/tmp", [&](outbox::bench::BenchContext& context) {
+    const auto figure = outbox::bench::measure_db_limit(context, batch, connections);
+    std::cout << "L_db(" << batch << "), " << connections << " connections, " << seconds
+              << " s: " << static_cast<long>(figure.median()) << " events/s\n";
+  });
+}
+
 int single_drain(long events, int relays, const std::string& relay_yaml, long aggregates) {
-  try {
-    outbox::init_mysql_driver();
-    outbox::test::TestDatabase db;
-    outbox::test::TestBroker broker(3, 8);
-    auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
-    if (!session) throw std::runtime_error(session.error().message);
-    outbox::bench::BenchContext context{outbox::bench::BenchSizes::full(), db, broker,
-                                        *session.value(), "/tmp"};
-    outbox::bench::clear_outbox(context);
-    outbox::bench::load_events(context, "drain", events, "PENDING", aggregates);
-    const auto run = outbox::bench::drain_loaded(context, relays, false,
-                                                 relay_yaml.empty() ? "" : relay_yaml + "\n");
-    std::cout << events << " events, " << relays << " relays [" << relay_yaml
-              << "]: " << static_cast<long>(run.rate) << " events/s, relay CPU "
-              << static_cast<int>(run.relay_cpu_percent) << "%, MariaDB CPU "
-              << static_cast<int>(run.db_cpu_percent) << "%, peak RSS " << run.peak_rss_mib
-              << " MiB\n";
-    return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "outbox-bench: " << e.what() << "\n";
-    return 1;
-  }
+  return run_bench(
+      3, 8, outbox::bench::BenchSizes::full(), "/tmp", [&](outbox::bench::BenchContext& context) {
+        const auto run =
+            outbox::bench::drain(context, events, relays, false,
+                                 relay_yaml.empty() ? "" : relay_yaml + "\n", aggregates);
+        std::cout << events << " events, " << relays << " relays [" << relay_yaml
+                  << "]: " << static_cast<long>(run.rate) << " events/s, relay CPU "
+                  << static_cast<int>(run.relay_cpu_percent) << "%, MariaDB CPU "
+                  << static_cast<int>(run.db_cpu_percent) << "%, peak RSS " << run.peak_rss_mib
+                  << " MiB\n";
+      });
 }
 
 }  // namespace
@@ -107,19 +106,9 @@ int main(int argc, char** argv) {
     }
   }
   std::filesystem::create_directories(out);
-  try {
-    outbox::init_mysql_driver();
-    outbox::test::TestDatabase db;
-    outbox::test::TestBroker broker(3, 8);
-    auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
-    if (!session) throw std::runtime_error(session.error().message);
-    outbox::bench::BenchContext context{sizes, db, broker, *session.value(), out};
+  return run_bench(3, 8, sizes, out, [&](outbox::bench::BenchContext& context) {
     const outbox::bench::SuiteResults results = outbox::bench::run_suite(context);
-    outbox::bench::write_report(results, context, environment(db));
+    outbox::bench::write_report(results, context, environment(context.db));
     std::cout << std::ifstream(out + "/report.md").rdbuf();
-    return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "outbox-bench: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

@@ -51,9 +51,9 @@ bool RelayUnderTest::stop() {
 }
 
 DrainRun drain(BenchContext& context, long events, int relays, bool count_deliveries,
-               const std::string& extra_relay_yaml) {
+               const std::string& extra_relay_yaml, long aggregates) {
   clear_outbox(context);
-  load_events(context, "drain", events, "PENDING");
+  load_events(context, "drain", events, "PENDING", aggregates);
   return drain_loaded(context, relays, count_deliveries, extra_relay_yaml);
 }
 

@@ -37,10 +37,10 @@ struct DrainRun {
   long duplicates = 0;           // deliveries - distinct event ids
 };
 
-// Loads `events` PENDING rows (one aggregate each), runs `relays` relay processes until the
-// outbox is drained, and measures the run.
+// Loads `events` PENDING rows (one aggregate each, or spread over `aggregates`), runs `relays`
+// relay processes until the outbox is drained, and measures the run.
 DrainRun drain(BenchContext& context, long events, int relays, bool count_deliveries,
-               const std::string& extra_relay_yaml = "");
+               const std::string& extra_relay_yaml = "", long aggregates = 0);
 
 // The same on rows already in the table.
 DrainRun drain_loaded(BenchContext& context, int relays, bool count_deliveries,

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "dataset.hpp"
+#include "order_writer.hpp"
 
 namespace outbox::bench {
 namespace {
@@ -48,9 +50,7 @@ LatencyPhase measure_latency(BenchContext& context, double rate, int phase) {
   for (int writer = 0; writer < kWriters; ++writer) {
     writers.emplace_back([&] {
       const MysqlThreadScope scope;
-      auto opened = MysqlSession::open(context.db.endpoint(), SessionSettings{});
-      if (!opened) return;
-      MysqlSession& session = *opened.value();
+      writer::OrderWriter order_writer(context.db.endpoint());
       const double per_writer = rate / kWriters;
       for (long n = 0;; ++n) {
         const auto due = started - warm_up +
@@ -63,26 +63,15 @@ LatencyPhase measure_latency(BenchContext& context, double rate, int phase) {
         const long order = g_next_order++;
         const std::string event_id = "lat-" + std::to_string(phase) + "-" + std::to_string(index) +
                                      "-" + std::to_string(order);
-        TransactionScope transaction(session);
-        sql::PreparedStatement& insert_order = session.prepare(
-            "INSERT INTO orders (id, tenant_id, request_id, acceptance_event_id, version, "
-            "status, created_at) VALUES (?, 7, ?, ?, 1, 'ACCEPTED', CURRENT_TIMESTAMP(6))");
-        insert_order.setInt64(1, order);
-        insert_order.setString(2, "req-" + std::to_string(order));
-        insert_order.setString(3, event_id);
-        insert_order.executeUpdate();
-        sql::PreparedStatement& insert_event = session.prepare(
-            "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
-            "event_version, payload, status, created_at) VALUES (?, 'order', ?, "
-            "'ORDER_ACCEPTED', 1, ?, 'PENDING', CURRENT_TIMESTAMP(6))");
-        insert_event.setString(1, event_id);
-        insert_event.setString(2, std::to_string(order));
-        insert_event.setString(3, "{\"order_id\": " + std::to_string(order) +
-                                      ", \"tenant_id\": 7, \"version\": 1, \"status\": "
-                                      "\"ACCEPTED\", \"total_cents\": 12990, \"currency\": "
-                                      "\"EUR\", \"items\": 3}");
-        insert_event.executeUpdate();
-        transaction.commit();
+        // The writer library's transaction, as a service would commit it.
+        const writer::SubmitResult submitted = order_writer.submit(
+            {7, "req-" + std::to_string(order), order, event_id, 1,
+             "{\"order_id\": " + std::to_string(order) +
+                 ", \"tenant_id\": 7, \"version\": 1, \"status\": \"ACCEPTED\", "
+                 "\"total_cents\": 12990, \"currency\": \"EUR\", \"items\": 3}"});
+        if (!std::holds_alternative<writer::Committed>(submitted)) {
+          throw std::runtime_error("steady-state writer: " + writer::describe(submitted));
+        }
         ++written;
       }
     });

@@ -74,9 +74,7 @@ int run_daemon_program(int argc, char** argv, const DaemonProgram<Config>& progr
   }
   const LogSettings& log = program.log(*config);
   setup_logging(log.level, log.format, program.name);
-  for (const std::string& point : failpoints::armed()) {
-    spdlog::warn("FAILPOINT ARMED: {} (fault-injection testing only)", point);
-  }
+  failpoints::warn_armed();
   return program.run(*config, file);
 }
 

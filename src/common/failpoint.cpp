@@ -145,4 +145,10 @@ std::vector<std::string> armed() {
   return out;
 }
 
+void warn_armed() {
+  for (const std::string& point : armed()) {
+    spdlog::warn("FAILPOINT ARMED: {} (fault-injection testing only)", point);
+  }
+}
+
 }  // namespace outbox::failpoints

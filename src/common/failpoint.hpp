@@ -46,7 +46,11 @@ Status configure(std::string_view spec, bool guarded);
 // returns false after sleeping. Costs one relaxed atomic load when nothing is armed.
 bool hit(std::string_view name);
 
-// "name=action" of every armed point, for the start-up warning.
+// "name=action" of every armed point.
 std::vector<std::string> armed();
+
+// Logs "FAILPOINT ARMED: name=action ..." (warn) for each armed point: every program calls it
+// once logging is set up, so failpoints are never on unnoticed.
+void warn_armed();
 
 }  // namespace outbox::failpoints

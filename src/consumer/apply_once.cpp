@@ -25,22 +25,6 @@ ApplyOutcome fail(MysqlSession& session, std::string detail, bool connection_err
 
 }  // namespace
 
-const char* verdict_name(ApplyVerdict verdict) {
-  switch (verdict) {
-    case ApplyVerdict::kApplied:
-      return "applied";
-    case ApplyVerdict::kAlreadyConsumed:
-      return "already consumed";
-    case ApplyVerdict::kRejected:
-      return "rejected";
-    case ApplyVerdict::kFailed:
-      return "failed";
-    case ApplyVerdict::kCommitUnknown:
-      return "commit outcome unknown";
-  }
-  return "?";
-}
-
 ApplyOutcome apply_once(MysqlSession& session, const std::string& consumer_name,
                         const ReceivedEvent& event, const EventHandler& handler) {
   try {
@@ -53,10 +37,8 @@ ApplyOutcome apply_once(MysqlSession& session, const std::string& consumer_name,
     if (!is_already_consumed(e.getErrorCode(), e.what())) {
       return fail(session, error, is_connection_error(e.getErrorCode()));
     }
-    const Status rolled_back = session.rollback();
-    if (!rolled_back) {
-      return {ApplyVerdict::kFailed, error + "; then " + rolled_back.error().message, true};
-    }
+    ApplyOutcome outcome = fail(session, error, false);
+    if (outcome.session_lost) return outcome;  // not even the rollback is certain: retry
     return {ApplyVerdict::kAlreadyConsumed, error, false};
   }
 

@@ -23,8 +23,6 @@ struct ApplyOutcome {
   bool session_lost = false;  // the session is unusable: open a new one before the next event
 };
 
-const char* verdict_name(ApplyVerdict verdict);
-
 // The seed's consumer transaction for one event, on `session` (autocommit off):
 //   INSERT INTO consumed_event (consumer_name, event_id, consumed_at = CURRENT_TIMESTAMP(6))
 //   handler(session, event)      -- the local effect, same connection, same transaction

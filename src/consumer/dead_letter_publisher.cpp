@@ -18,11 +18,6 @@ void on_delivery(rd_kafka_t* /*producer*/, const rd_kafka_message_t* message, vo
   pending->reported = true;
 }
 
-void add_header(rd_kafka_headers_t* headers, const std::string& name, const std::string& value) {
-  rd_kafka_header_add(headers, name.c_str(), static_cast<ssize_t>(name.size()), value.data(),
-                      static_cast<ssize_t>(value.size()));
-}
-
 // rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"

@@ -50,7 +50,8 @@ std::string event_name(const ReceivedEvent& event) {
 Outcome<std::unique_ptr<EventConsumer>> EventConsumer::create(ConsumerOptions options) {
   std::unique_ptr<EventConsumer> self(new EventConsumer(std::move(options)));
   const ConsumerSettings& settings = self->options_.settings;
-  Outcome<RdKafkaConf> conf = make_kafka_conf(consumer_properties(settings));
+  const std::vector<KafkaProperty> properties = consumer_properties(settings);
+  Outcome<RdKafkaConf> conf = make_kafka_conf(properties);
   if (!conf) return Error{"consumer: " + conf.error().message};
   rd_kafka_conf_set_opaque(conf.value().get(), self.get());
   rd_kafka_conf_set_rebalance_cb(conf.value().get(), on_rebalance);
@@ -73,7 +74,7 @@ Outcome<std::unique_ptr<EventConsumer>> EventConsumer::create(ConsumerOptions op
   if (!dead_letters) return dead_letters.error();
   self->dead_letters_ = std::move(dead_letters).value();
   spdlog::info("consumer properties:");
-  log_kafka_properties(consumer_properties(settings));
+  log_kafka_properties(properties);
   spdlog::info("dead-letter producer properties:");
   log_kafka_properties(dead_letter_producer_properties(settings));
   return self;
@@ -233,7 +234,10 @@ void EventConsumer::apply(const TopicPartition& partition, ReceivedEvent& event)
   switch (outcome.verdict) {
     case ApplyVerdict::kApplied:
       ++stats_.applied;
-      spdlog::debug("{}: applied, acknowledged", event_name(event));
+      // event_name() formats several strings: not for every message when nobody reads them.
+      if (spdlog::should_log(spdlog::level::debug)) {
+        spdlog::debug("{}: applied, acknowledged", event_name(event));
+      }
       // Fault-injection tests kill the process here: committed, not acknowledged. The
       // redelivery must be recognised as already consumed.
       (void)failpoints::hit(failpoints::kConsumerAfterCommitBeforeAck);

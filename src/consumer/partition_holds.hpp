@@ -48,7 +48,6 @@ class PartitionHolds {
 
   // The partition was revoked: whatever it held is the next owner's to retry.
   void forget(const TopicPartition& partition);
-  void forget_all() { holds_.clear(); }
 
   // Paused holds whose pause is over at `now`; they are marked resumed.
   std::vector<TopicPartition> take_due(Clock::time_point now);

@@ -152,6 +152,11 @@ std::string record_retriable_failure(size_t capacity) {
          placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
 }
 
+std::string select_held_by(size_t capacity) {
+  return "SELECT event_id FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
+         ") AND status = 'PUBLISHING' AND lease_owner = ? FOR UPDATE";
+}
+
 std::string record_permanent_failure(size_t capacity) {
   return "UPDATE outbox_event"
          " SET status = 'FAILED', next_attempt_at = NULL, attempts = attempts + 1,"

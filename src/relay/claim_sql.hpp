@@ -83,6 +83,11 @@ std::string release(size_t capacity);
 // Which of the ids are PENDING and unleased after a release. Params: ids[capacity].
 std::string select_released(size_t capacity);
 
+// Which of the ids this owner still holds, locked for the failure update that follows (once
+// that update has run, a row's lease no longer says whose it was). Params: ids[capacity],
+// owner.
+std::string select_held_by(size_t capacity);
+
 // A retriable publish failure: attempts + 1, then RETRY with exponential backoff and jitter
 // (min(max, initial * 2^attempts) scaled by a random factor in [0.5, 1), on the database
 // clock), or FAILED once attempts reaches max_attempts. Params: max_attempts, max_attempts,

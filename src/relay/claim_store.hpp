@@ -33,8 +33,9 @@ struct PublishFailure {
   std::string error;       // last_error
 };
 
-// What a conditional update (mark or release) did. Rows the condition refused are events whose
-// lease this claim no longer holds: another claim reclaimed them after our lease expired.
+// What a conditional update (mark, release or record failure) did. Rows the condition refused are
+// events whose lease this claim no longer holds: another claim reclaimed them after our lease
+// expired.
 struct LeaseUpdateResult {
   size_t changed = 0;
   std::vector<std::string> lease_lost;

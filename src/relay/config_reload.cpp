@@ -31,12 +31,8 @@ std::map<std::string, std::string> flat(const RelayConfig& config) {
 
 }  // namespace
 
-std::vector<std::string> apply_reload(const RelayConfig& running, const RelayConfig& fresh,
+std::vector<std::string> apply_reload(RelayConfig& running, const RelayConfig& fresh,
                                       LiveSettings& live) {
-  set_log_level(fresh.log.level);
-  live.batch_size.store(static_cast<size_t>(fresh.relay.batch_size));
-  live.polls.set_intervals(fresh.relay.poll_interval, fresh.relay.poll_interval_max);
-
   static const std::set<std::string> kLive{"log.level", "relay.batch_size", "relay.poll_interval",
                                            "relay.poll_interval_max"};
   const auto before = flat(running);
@@ -55,6 +51,14 @@ std::vector<std::string> apply_reload(const RelayConfig& running, const RelayCon
                       old_value->second == new_value->second;
     if (!same) need_restart.push_back(key);
   }
+  // After the comparison, which needs the settings as they were.
+  set_log_level(fresh.log.level);
+  live.batch_size.store(static_cast<size_t>(fresh.relay.batch_size));
+  live.polls.set_intervals(fresh.relay.poll_interval, fresh.relay.poll_interval_max);
+  running.log.level = fresh.log.level;
+  running.relay.batch_size = fresh.relay.batch_size;
+  running.relay.poll_interval = fresh.relay.poll_interval;
+  running.relay.poll_interval_max = fresh.relay.poll_interval_max;
   return need_restart;
 }
 

@@ -16,10 +16,11 @@ struct LiveSettings {
   PollSchedule& polls;
 };
 
-// Applies the runtime-changeable settings of `fresh` and returns the dotted key of every other
-// setting that differs from `running` (each needs a restart to take effect). Secrets compare
-// as printed, i.e. redacted: a changed password also needs a restart but is not named.
-std::vector<std::string> apply_reload(const RelayConfig& running, const RelayConfig& fresh,
+// Applies the runtime-changeable settings of `fresh` (to `live` and to `running`, which then
+// describes what runs) and returns the dotted key of every other setting that differs from
+// `running` (each needs a restart to take effect). Secrets compare as printed, i.e.
+// redacted: a changed password also needs a restart but is not named.
+std::vector<std::string> apply_reload(RelayConfig& running, const RelayConfig& fresh,
                                       LiveSettings& live);
 
 }  // namespace outbox

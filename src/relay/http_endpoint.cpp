@@ -3,7 +3,6 @@
 #include <httplib.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 
 namespace outbox {
@@ -16,18 +15,25 @@ void answer(const ProbeResult& result, httplib::Response& response) {
 
 }  // namespace
 
+std::optional<ListenAddress> parse_listen(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  const std::string port = listen.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
+    return std::nullopt;
+  }
+  return ListenAddress{listen.substr(0, colon), std::stoi(port)};
+}
+
 Outcome<std::unique_ptr<HttpEndpoint>> HttpEndpoint::start(const std::string& listen,
                                                            HttpHandlers handlers) {
-  const size_t colon = listen.rfind(':');
-  int port = -1;
-  if (colon != std::string::npos) {
-    std::from_chars(listen.data() + colon + 1, listen.data() + listen.size(), port);
-  }
-  if (colon == std::string::npos || port < 0 || port > 65535) {
-    return Error{"metrics.listen: \"" + listen + "\" is not host:port"};
-  }
-  const std::string host = listen.substr(0, colon);
+  const std::optional<ListenAddress> address = parse_listen(listen);
+  if (!address) return Error{"metrics.listen: \"" + listen + "\" is not host:port"};
+  const std::string& host = address->host;
+  const int port = address->port;
   std::unique_ptr<HttpEndpoint> endpoint(new HttpEndpoint());
+  endpoint->host_ = host;
   endpoint->server_ = std::make_unique<httplib::Server>();
   httplib::Server& server = *endpoint->server_;
   server.Get("/metrics",

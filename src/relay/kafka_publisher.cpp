@@ -20,15 +20,10 @@ constexpr milliseconds kQueueFullPause{2};
 
 RdKafkaHeaders event_headers(const OutboxEvent& event) {
   RdKafkaHeaders headers(rd_kafka_headers_new(4));
-  const std::string version = std::to_string(event.event_version);
-  rd_kafka_header_add(headers.get(), "event_id", -1, event.event_id.data(),
-                      static_cast<ssize_t>(event.event_id.size()));
-  rd_kafka_header_add(headers.get(), "event_type", -1, event.event_type.data(),
-                      static_cast<ssize_t>(event.event_type.size()));
-  rd_kafka_header_add(headers.get(), "event_version", -1, version.data(),
-                      static_cast<ssize_t>(version.size()));
-  rd_kafka_header_add(headers.get(), "aggregate_type", -1, event.aggregate_type.data(),
-                      static_cast<ssize_t>(event.aggregate_type.size()));
+  add_header(headers.get(), "event_id", event.event_id);
+  add_header(headers.get(), "event_type", event.event_type);
+  add_header(headers.get(), "event_version", std::to_string(event.event_version));
+  add_header(headers.get(), "aggregate_type", event.aggregate_type);
   return headers;
 }
 

@@ -247,6 +247,10 @@ Outcome<LeaseUpdateResult> MysqlClaimStore::record_failure(const LeaseToken& tok
   return in_transaction<LeaseUpdateResult>("record failure", [&] {
     LeaseUpdateResult result;
     if (ids.empty()) return result;
+    // Failures are the rare path: one more read names the rows another claim took over, so
+    // they are neither counted nor logged as this claim's failures.
+    result.lease_lost =
+        missing_from(ids, select_ids(ids, claim_sql::select_held_by, &token.value()));
     if (failure.permanent) {
       for_each_id_chunk(ids, claim_sql::record_permanent_failure, 2,
                         [&](sql::PreparedStatement& statement, unsigned next) {

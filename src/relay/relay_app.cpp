@@ -123,10 +123,6 @@ void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
     return;
   }
   const std::vector<std::string> need_restart = apply_reload(running, *fresh, live);
-  running.log.level = fresh->log.level;
-  running.relay.batch_size = fresh->relay.batch_size;
-  running.relay.poll_interval = fresh->relay.poll_interval;
-  running.relay.poll_interval_max = fresh->relay.poll_interval_max;
   spdlog::info(
       "SIGHUP: reloaded {}: log.level {}, relay.batch_size {}, relay.poll_interval {}, "
       "relay.poll_interval_max {}",
@@ -225,8 +221,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       return 1;
     }
     http = std::move(started).value();
-    spdlog::info("metrics and health on http://{}:{} (/metrics, /healthz, /readyz)",
-                 config.metrics.listen.substr(0, config.metrics.listen.rfind(':')), http->port());
+    spdlog::info("metrics and health on http://{}:{} (/metrics, /healthz, /readyz)", http->host(),
+                 http->port());
   }
 
   // One after the other: a fatal database check (exit 78) must not wait for Kafka first.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "config/mysql_section.hpp"
+#include "http_endpoint.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "lease_token.hpp"
 #include "producer_config.hpp"
@@ -87,18 +88,11 @@ RelaySettings read_relay(YamlSection section) {
 MetricsSettings read_metrics(YamlSection section) {
   MetricsSettings metrics;
   metrics.listen = section.string("listen", metrics.listen);
-  if (!metrics.listen.empty()) {
-    const size_t colon = metrics.listen.rfind(':');
-    const std::string port = colon == std::string::npos ? "" : metrics.listen.substr(colon + 1);
-    const bool numeric = !port.empty() && port.size() <= 5 &&
-                         port.find_first_not_of("0123456789") == std::string::npos &&
-                         std::stoi(port) <= 65535;
-    if (colon == 0 || !numeric) {
-      section.problem("listen",
-                      "must be host:port (port 0 picks a free one) or \"\" to turn "
-                      "the endpoint off, got \"" +
-                          metrics.listen + "\"");
-    }
+  if (!metrics.listen.empty() && !parse_listen(metrics.listen)) {
+    section.problem("listen",
+                    "must be host:port (port 0 picks a free one) or \"\" to turn "
+                    "the endpoint off, got \"" +
+                        metrics.listen + "\"");
   }
   metrics.backlog_interval =
       section.duration("backlog_interval", metrics.backlog_interval, seconds(1), hours(1));

@@ -1,8 +1,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
-#include <string>
 #include <thread>
 
 #include "backlog_monitor.hpp"

@@ -355,7 +355,11 @@ void Worker::record_failure(const InFlightBatch& batch, const std::vector<size_t
   const std::vector<std::string>& lost = recorded.value().lease_lost;
   for (size_t i : indices) {
     const OutboxEvent& event = events[i];
-    if (std::find(lost.begin(), lost.end(), event.event_id) != lost.end()) continue;
+    if (std::find(lost.begin(), lost.end(), event.event_id) != lost.end()) {
+      spdlog::info("event {}: failure not recorded, claim {} no longer holds its lease",
+                   event.event_id, token.value());
+      continue;
+    }
     const DeliveryOutcome& outcome = batch.deliveries->outcomes()[i];
     const int attempt = event.attempts + 1;
     if (failure.permanent) {

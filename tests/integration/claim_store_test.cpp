@@ -281,6 +281,7 @@ TEST_CASE("a retriable failure backs off on the database clock, then parks as FA
     auto recorded = store.record_failure(token, {id}, timeout);
     REQUIRE(recorded);
     CHECK(recorded.value().changed == 1);
+    CHECK(recorded.value().lease_lost.empty());
     if (attempt < 3) {
       // initial 10s * 2^(attempt-1), capped at 40s, times a jitter in [0.5, 1).
       const long long ceiling = std::min(40, 10 << (attempt - 1));
@@ -325,6 +326,7 @@ TEST_CASE("a permanent failure parks the row as FAILED at once and long errors a
   auto stale = store.record_failure(token, {event_id("perm", 1)}, outbox::PublishFailure{});
   REQUIRE(stale);
   CHECK(stale.value().changed == 0);
+  CHECK(stale.value().lease_lost == std::vector<std::string>{event_id("perm", 1)});
 }
 
 TEST_CASE("claim scans are served by their index in read order, without a sort",

@@ -3,6 +3,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <memory>
+#include <string_view>
 
 namespace outbox {
 
@@ -38,6 +39,12 @@ using RdKafkaMetadata = std::unique_ptr<const rd_kafka_metadata_t, RdKafkaMetada
 using RdKafkaMessage = std::unique_ptr<rd_kafka_message_t, RdKafkaMessageDeleter>;
 using RdKafkaPartitionList =
     std::unique_ptr<rd_kafka_topic_partition_list_t, RdKafkaPartitionListDeleter>;
+
+// Adds one header (names and values are length-delimited: neither needs a terminating NUL).
+inline void add_header(rd_kafka_headers_t* headers, std::string_view name, std::string_view value) {
+  rd_kafka_header_add(headers, name.data(), static_cast<ssize_t>(name.size()), value.data(),
+                      static_cast<ssize_t>(value.size()));
+}
 
 // Routes librdkafka's own log lines (syslog levels) into the process logger.
 void route_rdkafka_logs(rd_kafka_conf_t* conf);

@@ -47,9 +47,7 @@ int main(int argc, char** argv) {
     return outbox::kExitConfig;
   }
   outbox::setup_logging("info", outbox::LogFormat::kText, "outbox-loadgen");
-  for (const std::string& point : outbox::failpoints::armed()) {
-    spdlog::warn("FAILPOINT ARMED: {} (fault-injection testing only)", point);
-  }
+  outbox::failpoints::warn_armed();
   std::stop_source stop;
   const outbox::SignalWatcher signals(
       [&](int signal) {

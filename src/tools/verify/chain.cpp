@@ -99,9 +99,7 @@ std::unique_ptr<harness::ChildProcess> Chain::start_writer(const std::string& na
                                 std::to_string(orders.orders),
                                 "--rate",
                                 std::to_string(orders.rate)};
-  std::map<std::string, std::string> env = failpoints.empty()
-                                               ? std::map<std::string, std::string>{}
-                                               : harness::failpoint_environment(failpoints);
+  std::map<std::string, std::string> env = environment_for(failpoints);
   env["OUTBOX_MYSQL_PASSWORD"] = endpoint.password;  // not on the command line
   return std::make_unique<harness::ChildProcess>(argv, work_dir() + "/" + name + ".log", env);
 }

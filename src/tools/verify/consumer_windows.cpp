@@ -84,16 +84,17 @@ void SevenWindows::window6(InjectionReport& report) {
                                std::to_string(partition) + "@" + std::to_string(offset) +
                                ": already consumed by " + kConsumerName;
   if (forced) await("the redelivery", [&] { return planner_->logged(position); });
+  const bool recognised = planner_->logged(position);
   report.observed["redelivery"] =
-      planner_->logged(position) ? position + " (duplicate delivery)" : std::string("none");
-  report.expect(planner_->logged(position),
-                "the redelivered copy was recognised as already consumed");
+      recognised ? position + " (duplicate delivery)" : std::string("none");
+  report.expect(recognised, "the redelivered copy was recognised as already consumed");
   await("the group's offset past the copy",
         [&] { return chain_.group_offsets()[partition] > offset; });
   report.observed["groupCommittedOffsetAfterTheRedelivery"] = chain_.group_offsets()[partition];
   report.observed["consumedEventRows"] = rows_for(sql, "consumed_event", event);
-  report.observed["notificationJobs"] = rows_for(sql, "notification_job", event);
-  report.expect(rows_for(sql, "notification_job", event) == 1, "one local effect");
+  const auto jobs = rows_for(sql, "notification_job", event);
+  report.observed["notificationJobs"] = jobs;
+  report.expect(jobs == 1, "one local effect");
   if (!forced) drain(doomed, report);
 }
 
@@ -182,8 +183,10 @@ void SevenWindows::consumer_fault_case(InjectionReport& report, const ConsumerFa
   observed["copyOnTopic"] = std::to_string(partition) + "@" + std::to_string(offset);
   observed["groupCommittedOffset"] = committed;
   observed["acknowledged"] = committed > offset;
-  observed["consumedEventRows"] = rows_for(sql, "consumed_event", event);
-  observed["notificationJobs"] = rows_for(sql, "notification_job", event);
+  const auto consumed_rows = rows_for(sql, "consumed_event", event);
+  const auto jobs = rows_for(sql, "notification_job", event);
+  observed["consumedEventRows"] = consumed_rows;
+  observed["notificationJobs"] = jobs;
   const YAML::Node lookup_answer =
       lookup("7: published, consumer failing", {"consumed", kConsumerName, event});
   observed["lookupByEventId"] =
@@ -193,9 +196,8 @@ void SevenWindows::consumer_fault_case(InjectionReport& report, const ConsumerFa
                 fault.label + ": the claim failed with " + code + "(and kept failing)");
   report.expect(already == 0, fault.label + ": never classified as already consumed");
   report.expect(committed <= offset, fault.label + ": not acknowledged");
-  report.expect(
-      rows_for(sql, "consumed_event", event) == 0 && rows_for(sql, "notification_job", event) == 0,
-      fault.label + ": no dedupe row and no effect while it fails");
+  report.expect(consumed_rows == 0 && jobs == 0,
+                fault.label + ": no dedupe row and no effect while it fails");
   if (forced) sql.exec(fault.remove_sql);
   await(fault.label + ": the event applied once the fault is gone",
         [&] { return rows_for(sql, "notification_job", event) == 1; });

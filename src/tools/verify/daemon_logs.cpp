@@ -55,20 +55,6 @@ int64_t log_line_time_us(const std::string& line) {
   return static_cast<int64_t>(timegm(&parts)) * 1'000'000 + micros;
 }
 
-const char* outcome_name(HandleOutcome outcome) {
-  switch (outcome) {
-    case HandleOutcome::kApplied:
-      return "applied";
-    case HandleOutcome::kAlreadyConsumed:
-      return "already consumed";
-    case HandleOutcome::kFailed:
-      return "failed";
-    case HandleOutcome::kDeadLettered:
-      return "dead-lettered";
-  }
-  return "?";
-}
-
 std::vector<HandleAttempt> planner_attempts(const std::string& log_text,
                                             const std::string& process) {
   std::vector<HandleAttempt> attempts;

@@ -15,7 +15,6 @@ int64_t log_line_time_us(const std::string& line);
 
 // The consumer handled one delivery of an event (notification-planner at level debug).
 enum class HandleOutcome { kApplied, kAlreadyConsumed, kFailed, kDeadLettered };
-const char* outcome_name(HandleOutcome outcome);
 
 struct HandleAttempt {
   std::string process;  // which planner process logged it

@@ -174,10 +174,11 @@ void SevenWindows::window5(InjectionReport& report) {
     old_relay->process().signal(SIGCONT);
     await("the old relay's late mark", [&] { return old_relay->logged(refused); });
   }
-  report.observed["lateMarkRefused"] = old_relay->logged(refused)
+  const bool late_mark_refused = old_relay->logged(refused);
+  report.observed["lateMarkRefused"] = late_mark_refused
                                            ? refused + " (the conditional UPDATE changed 0 rows)"
                                            : std::string("not logged");
-  report.expect(old_relay->logged(refused),
+  report.expect(late_mark_refused,
                 "the late worker's mark changed no row and was logged with the event id");
   const YAML::Node final_state = lookup("5: PUBLISHED by the new owner", {"event", event});
   report.observed["afterTheLateMark"] = lease_view(final_state);

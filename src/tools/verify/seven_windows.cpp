@@ -101,7 +101,6 @@ std::unique_ptr<harness::DaemonProcess> SevenWindows::start_relay(
   // Each process its own lease-token prefix, so every claim names the process that made it.
   settings.instance_id += "-" + std::to_string(processes_started_);
   auto process = chain_.start_relay(name, settings, failpoints);
-  relay_logs_.push_back(process->log_file());
   await(name + " running", [&] { return process->logged("relay running"); });
   return process;
 }
@@ -129,7 +128,6 @@ std::unique_ptr<harness::ChildProcess> SevenWindows::start_writer(const std::str
                                                                   const std::string& failpoints) {
   const std::string name = std::to_string(++processes_started_) + "-" + label;
   auto writer = chain_.start_writer(name, orders, failpoints);
-  writer_logs_.push_back(writer->output_file());
   return writer;
 }
 

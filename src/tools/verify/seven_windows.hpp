@@ -49,10 +49,9 @@ class SevenWindows {
   bool stop_all(std::string& problem);
 
   const std::vector<UncommittedRedelivery>& redeliveries() const { return redeliveries_; }
-  // Log files of every process the run started, by kind.
-  const std::vector<std::string>& relay_logs() const { return relay_logs_; }
+  // Log files of every notification-planner the run started (the report counts their
+  // handle attempts).
   const std::vector<std::string>& planner_logs() const { return planner_logs_; }
-  const std::vector<std::string>& writer_logs() const { return writer_logs_; }
   // Whether each queried intermediate state answered by its stable id (for the invariant
   // everyNonTerminalStateIsQueryable): "window 4 PUBLISHING by event_id" -> true.
   const std::map<std::string, bool>& state_lookups() const { return state_lookups_; }
@@ -116,9 +115,7 @@ class SevenWindows {
   std::unique_ptr<harness::DaemonProcess> planner_;
   int processes_started_ = 0;
   std::vector<UncommittedRedelivery> redeliveries_;
-  std::vector<std::string> relay_logs_;
   std::vector<std::string> planner_logs_;
-  std::vector<std::string> writer_logs_;
   std::map<std::string, bool> state_lookups_;
 };
 

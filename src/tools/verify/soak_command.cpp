@@ -77,15 +77,14 @@ int run_soak_command(const SoakCommand& command) {
   spdlog::info("MariaDB of the soak on port {} (data in {}), files in {}", server->endpoint().port,
                server_dir, setup->work_dir);
 
-  SoakRun run(*chain, *server,
-              SoakShape{command.events, command.relays, command.consumers, shape.writers},
-              schedule);
+  const SoakShape soak_shape{command.events, command.relays, command.consumers, shape.writers};
+  SoakRun run(*chain, *server, soak_shape, schedule);
   SoakSummary summary;
   summary.experiment_id = setup->experiment_id;
   summary.database = setup->database;
   summary.seed = seed;
   summary.replay = replay;
-  summary.shape = SoakShape{command.events, command.relays, command.consumers, shape.writers};
+  summary.shape = soak_shape;
   summary.partitions = command.partitions;
   summary.run_problem = run.run();
   summary.versions = collect_versions(setup->programs, chain->sql());

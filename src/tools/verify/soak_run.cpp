@@ -308,7 +308,6 @@ std::string SoakRun::run() {
     writer.process = chain_.start_writer("writer-" + std::to_string(i + 1), orders);
   }
   const auto started = steady_clock::now();
-  started_us_ = now_us();
 
   std::vector<Step> steps;
   for (size_t i = 0; i < schedule_.size(); ++i) {
@@ -369,17 +368,7 @@ std::string SoakRun::run() {
     problem += "not every event was consumed in time; ";
   }
   if (!wait_until(
-          "the consumer group at the end of the topic",
-          [&] {
-            std::map<int, long long> end;
-            for (const harness::KafkaRecord& record : chain_.order_topic())
-              end[record.partition] = std::max(end[record.partition], record.offset + 1);
-            const std::map<int, long long> committed = chain_.group_offsets();
-            return std::all_of(end.begin(), end.end(), [&](const auto& partition) {
-              const auto found = committed.find(partition.first);
-              return found != committed.end() && found->second == partition.second;
-            });
-          },
+          "the consumer group at the end of the topic", [&] { return chain_.group_caught_up(); },
           120)) {
     problem += "the consumer group did not commit its offsets to the end; ";
   }

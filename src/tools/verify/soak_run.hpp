@@ -86,7 +86,6 @@ class SoakRun {
   std::vector<ProcessSlot> relays_;
   std::vector<ProcessSlot> consumers_;
   std::vector<WriterRun> writers_;
-  int64_t started_us_ = 0;
   double seconds_ = 0;
 };
 

@@ -243,8 +243,8 @@ std::vector<Invariant> invariants(const WindowsEvidence& evidence, const harness
 
 }  // namespace
 
-std::vector<EventDeliveries> deliveries_of(const WindowsEvidence& evidence) {
-  const std::vector<HandleAttempt> attempts = all_attempts(evidence);
+std::vector<EventDeliveries> deliveries_of(const WindowsEvidence& evidence,
+                                           const std::vector<HandleAttempt>& attempts) {
   std::vector<EventDeliveries> events;
   for (const InjectionReport& report : evidence.injections) {
     for (const TracedOrder& order : report.orders) {
@@ -274,8 +274,8 @@ std::vector<EventDeliveries> deliveries_of(const WindowsEvidence& evidence) {
 
 YAML::Node build_report(const WindowsEvidence& evidence, const harness::MariadbCli& sql,
                         bool& passed) {
-  const std::vector<EventDeliveries> events = deliveries_of(evidence);
   const std::vector<HandleAttempt> attempts = all_attempts(evidence);
+  const std::vector<EventDeliveries> events = deliveries_of(evidence, attempts);
   passed = evidence.shutdown_problem.empty();
 
   YAML::Node doc;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon_logs.hpp"
 #include "harness/kafka_tools.hpp"
 #include "harness/mariadb_cli.hpp"
 #include "injection_report.hpp"
@@ -38,7 +39,8 @@ struct EventDeliveries {
   int deliveries() const { return static_cast<int>(copies.size()) + redelivered_uncommitted; }
 };
 
-std::vector<EventDeliveries> deliveries_of(const WindowsEvidence& evidence);
+std::vector<EventDeliveries> deliveries_of(const WindowsEvidence& evidence,
+                                           const std::vector<HandleAttempt>& attempts);
 
 // The seed's repeatableDeliveryVerification document, counts and invariants filled from the
 // database (through the mariadb CLI), the broker (kcat) and the logs. `passed` is false when

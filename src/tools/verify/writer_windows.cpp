@@ -78,9 +78,11 @@ void SevenWindows::window1(InjectionReport& report) {
     if (summary) observed["restartedWriter"] = summary_yaml(*summary);
     report.expect(summary && summary->done, "1a: the restarted writer accepts the order");
     report.orders[traced].event_id = committed_event(kOrder);
-    observed["ordersAfterRestart"] = orders_for(sql, kOrder);
-    observed["outboxEventsAfterRestart"] = events_for(sql, kOrder);
-    report.expect(orders_for(sql, kOrder) == 1 && events_for(sql, kOrder) == 1,
+    const long long orders_after = orders_for(sql, kOrder);
+    const long long events_after = events_for(sql, kOrder);
+    observed["ordersAfterRestart"] = orders_after;
+    observed["outboxEventsAfterRestart"] = events_after;
+    report.expect(orders_after == 1 && events_after == 1,
                   "1a: after the restart exactly one order and one event");
     report.observed["1a writer killed"] = observed;
   }
@@ -118,13 +120,14 @@ void SevenWindows::window1(InjectionReport& report) {
                   "once with the same ids");
     const std::string stored = committed_event(kOrder);
     report.orders[traced].event_id = stored;
-    observed["ordersForRequestId"] = orders_for(sql, kOrder);
-    observed["outboxEventsForOrder"] = events_for(sql, kOrder);
+    const long long orders = orders_for(sql, kOrder);
+    const long long events = events_for(sql, kOrder);
+    observed["ordersForRequestId"] = orders;
+    observed["outboxEventsForOrder"] = events;
     observed["storedAcceptanceEventId"] = stored;
     const bool same_ids = unknown && stored == unknown->event_id && stored == event_before;
     observed["sameEventIdAcrossTheResubmission"] = same_ids;
-    report.expect(orders_for(sql, kOrder) == 1 && events_for(sql, kOrder) == 1,
-                  "1b: exactly one order and one event");
+    report.expect(orders == 1 && events == 1, "1b: exactly one order and one event");
     report.expect(same_ids, "1b: the resubmission reused the stable event id");
     report.observed["1b connection killed"] = observed;
   }
@@ -172,12 +175,12 @@ void SevenWindows::window2(InjectionReport& report) {
   report.orders[traced].event_id = stored;
   const long long orders_stored = orders_for(sql, kOrder);
   report.observed["ordersForRequestId"] = orders_stored;
-  report.observed["outboxEventsForOrder"] = events_for(sql, kOrder);
+  const long long events_stored = events_for(sql, kOrder);
+  report.observed["outboxEventsForOrder"] = events_stored;
   report.observed["storedAcceptanceEventId"] = stored;
   const bool same_ids = unknown && stored == unknown->event_id && stored == event_before;
   report.observed["reconciledEventIdIsTheOneSent"] = same_ids;
-  report.expect(orders_stored == 1 && events_for(sql, kOrder) == 1,
-                "exactly one order and one event");
+  report.expect(orders_stored == 1 && events_stored == 1, "exactly one order and one event");
   report.expect(same_ids, "the reconciled ids are the ones the writer sent");
   const YAML::Node answer =
       lookup("2: an order whose commit answer was lost", {"order", "1", request_id(kOrder)});
