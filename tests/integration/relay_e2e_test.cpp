@@ -10,6 +10,7 @@
 
 #include "poll.hpp"
 #include "relay_process.hpp"
+#include "relay_scenarios.hpp"
 #include "test_database.hpp"
 #include "test_kafka.hpp"
 
@@ -26,63 +27,8 @@ using outbox::test::TestDatabase;
 
 TEST_CASE("20k events through 3 relays x 2 workers arrive exactly once, complete and in place",
           "[e2e]") {
-  constexpr int kEvents = 20000;
-  TestDatabase db;
   TestBroker broker(3, 8, {"outbox.order"});
-
-  std::vector<std::unique_ptr<RelayProcess>> relays;
-  for (const char* name : {"relay-a", "relay-b", "relay-c"}) {
-    RelayTestConfig settings;
-    settings.instance_id = name;
-    settings.workers = 2;
-    relays.push_back(std::make_unique<RelayProcess>(db, broker.bootstrap(), settings));
-  }
-  // All three polling before the backlog appears: a relay that is still starting (slow under
-  // the sanitizers) when the others have drained 20k events would take no part.
-  for (auto& relay : relays) {
-    REQUIRE(eventually([&] { return logged(*relay, "relay running with 2 workers"); }));
-  }
-  const auto started = std::chrono::steady_clock::now();
-  // One event per aggregate: with a few versions per aggregate, per-aggregate ordering lets
-  // only one event of each aggregate be in flight, and two relays can hold every aggregate's
-  // head while the third finds only events that must wait (tests/integration/
-  // relay_ordering_test.cpp covers many versions per aggregate).
-  db.insert_events(kEvents, "e2e", "order", kEvents);
-  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == kEvents; }));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  for (auto& relay : relays)
-    stop_gracefully(*relay);
-
-  const auto records = read_topic(broker.bootstrap(), "outbox.order");
-  std::map<std::string, int> deliveries;
-  for (const auto& record : records)
-    ++deliveries[record.headers.at("event_id")];
-  CHECK(records.size() == kEvents);
-  CHECK(deliveries.size() == kEvents);
-  int duplicates = 0;
-  for (const auto& [id, count] : deliveries)
-    duplicates += count - 1;
-  CHECK(duplicates == 0);
-  for (const auto& record : records) {
-    const std::string& id = record.headers.at("event_id");
-    const int seq = std::stoi(id.substr(4));
-    REQUIRE(id == event_id("e2e", seq));
-    CHECK(record.topic == "outbox.order");
-    CHECK(record.key == "agg-" + std::to_string(seq % kEvents));
-    CHECK(record.value == "{\"seq\": " + std::to_string(seq) + "}");
-    CHECK(record.headers.at("event_type") == "ORDER_ACCEPTED");
-    CHECK(record.headers.at("event_version") == "1");
-    CHECK(record.headers.at("aggregate_type") == "order");
-  }
-  // Every relay took part; each row names the claim that published it.
-  for (const char* name : {"relay-a", "relay-b", "relay-c"}) {
-    CHECK(db.count(std::string("published_by LIKE '") + name + "/%'") > 0);
-  }
-  CHECK(db.count("status <> 'PUBLISHED' OR published_at IS NULL OR lease_owner IS NOT NULL") == 0);
-  std::cout << "[figures] 20k e2e: " << kEvents << " events by 3 relays x 2 workers in " << seconds
-            << " s = " << static_cast<int>(kEvents / seconds) << " events/s (insert of the backlog "
-            << "to the last PUBLISHED), duplicates " << duplicates << "\n";
+  outbox::test::run_three_relays_exactly_once(broker.bootstrap(), "mock cluster");
 }
 
 TEST_CASE("rows of a dead owner are reclaimed when its lease has ended", "[e2e]") {

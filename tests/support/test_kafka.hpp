@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/broker_process.hpp"
+#include "harness/kafka_cluster.hpp"
 #include "harness/kafka_tools.hpp"
 #include "test_env.hpp"
 
@@ -23,6 +24,22 @@ class TestBroker {
  private:
   TempDir dir_;
   harness::BrokerProcess broker_;
+};
+
+// A private real Apache Kafka cluster for one test (3 KRaft nodes, scripts/kafka-cluster.sh),
+// each node behind a proxy of the test's (see harness/kafka_cluster.hpp). Its directory (node
+// logs) is kept when the test fails, and named in the output.
+class TestKafkaCluster {
+ public:
+  TestKafkaCluster();
+  ~TestKafkaCluster();
+  harness::KafkaCluster& operator*() { return cluster_; }
+  harness::KafkaCluster* operator->() { return &cluster_; }
+  const std::string& bootstrap() const { return cluster_.bootstrap(); }
+
+ private:
+  TempDir dir_;
+  harness::KafkaCluster cluster_;
 };
 
 // kcat and a non-member librdkafka client as independent clients (src/tools/harness).

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -37,11 +38,19 @@ bool write_all(int fd, const char* data, size_t size) {
 
 TcpProxy::TcpProxy(const std::string& upstream_host, int upstream_port)
     : upstream_host_(upstream_host), upstream_port_(upstream_port) {
+  start_listening();
+}
+
+TcpProxy::TcpProxy() {
+  start_listening();
+}
+
+void TcpProxy::start_listening() {
   listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address = loopback("127.0.0.1", 0);
   socklen_t length = sizeof(address);
   if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      listen(listen_fd_, 16) != 0 ||
+      listen(listen_fd_, 64) != 0 ||
       getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
     throw std::runtime_error(std::string("tcp proxy: cannot listen: ") + std::strerror(errno));
   }
@@ -55,30 +64,49 @@ TcpProxy::~TcpProxy() {
   close(listen_fd_);
 }
 
+void TcpProxy::set_upstream(const std::string& host, int port) {
+  std::lock_guard lock(upstream_mutex_);
+  upstream_host_ = host;
+  upstream_port_ = port;
+}
+
 void TcpProxy::serve(const std::stop_token& stop) {
   std::map<int, int> peer;        // fd -> the other end of its pair
   std::map<int, bool> is_server;  // fd -> whether it is the upstream side
+  std::set<int> faulted;          // client fds of pairs a fault touched, closed by heal()
   const auto close_pair = [&](int fd) {
     const int other = peer[fd];
     for (const int end : {fd, other}) {
       close(end);
       peer.erase(end);
       is_server.erase(end);
+      faulted.erase(end);
     }
   };
   while (!stop.stop_requested()) {
+    if (heal_requested_.exchange(false)) {
+      mode_.store(Mode::kForward);
+      while (!faulted.empty())
+        close_pair(*faulted.begin());
+    }
+    const Mode mode = mode_.load();
     std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
     for (const auto& [fd, other] : peer)
       fds.push_back({fd, POLLIN, 0});
-    if (poll(fds.data(), fds.size(), 50) <= 0) continue;
+    if (poll(fds.data(), fds.size(), 20) <= 0) continue;
     for (const pollfd& entry : fds) {
       if (entry.revents == 0 || (entry.fd != listen_fd_ && peer.count(entry.fd) == 0)) continue;
       if (entry.fd == listen_fd_) {
         const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
         if (client < 0) continue;
+        sockaddr_in address{};
+        {
+          std::lock_guard lock(upstream_mutex_);
+          address = loopback(upstream_host_, upstream_port_);
+        }
         const int server = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address = loopback(upstream_host_, upstream_port_);
-        if (connect(server, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+        if (address.sin_port == 0 ||
+            connect(server, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
           close(client);
           close(server);
           continue;
@@ -87,6 +115,7 @@ void TcpProxy::serve(const std::stop_token& stop) {
         peer[server] = client;
         is_server[client] = false;
         is_server[server] = true;
+        if (mode != Mode::kForward) faulted.insert(client);
         continue;
       }
       std::array<char, 16384> buffer{};
@@ -95,10 +124,22 @@ void TcpProxy::serve(const std::stop_token& stop) {
         close_pair(entry.fd);
         continue;
       }
-      if (is_server[entry.fd] && lose_next_reply_.exchange(false)) {
+      const bool from_server = is_server[entry.fd];
+      const int client = from_server ? peer[entry.fd] : entry.fd;
+      if (from_server && lose_next_reply_.exchange(false)) {
         ++replies_lost_;
         close_pair(entry.fd);
         continue;
+      }
+      if (mode == Mode::kCut || (mode == Mode::kDropReplies && from_server)) {
+        // Read and thrown away: on the wire these bytes were lost.
+        faulted.insert(client);
+        if (from_server) ++replies_lost_;
+        continue;
+      }
+      if (mode == Mode::kDropReplies) {
+        faulted.insert(client);
+        ++requests_passed_;
       }
       if (!write_all(peer[entry.fd], buffer.data(), static_cast<size_t>(n))) close_pair(entry.fd);
     }

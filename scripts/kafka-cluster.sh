@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# A real Apache Kafka cluster for the tests, outbox-verify, the benchmarks and the demo: 3 KRaft
+# nodes (each broker + controller) on loopback, under DIR (nothing system-wide). The broker is
+# resolved by Maven from scripts/kafka/pom.xml into .local/ (reused when present).
+#
+#   kafka-cluster.sh fetch                      resolve the pinned broker (prints its time)
+#   kafka-cluster.sh start DIR                  format (when new) and start every node, wait
+#                                               until all answer, write DIR/env (source it)
+#   kafka-cluster.sh stop DIR                   stop every node (SIGTERM, then SIGKILL)
+#   kafka-cluster.sh kill DIR [N]               kill -9 node N (1..3), or every node
+#   kafka-cluster.sh start-node DIR N           start node N again (its ports, its data), wait
+#                                               until it serves clients
+#   kafka-cluster.sh create-topic DIR NAME PARTITIONS [KEY=VALUE...]
+#                                               replication factor 3; waits for every leader
+#   kafka-cluster.sh leader DIR TOPIC PARTITION the node id leading that partition (-1: none)
+#   kafka-cluster.sh wait-leaders DIR TOPIC     until every partition of TOPIC has a leader
+#
+# Every node has three listeners: CLIENT (what the relay, kcat and consumers use), INTERNAL
+# (replication between brokers, and this script's own checks) and CONTROLLER (KRaft). Cutting
+# CLIENT therefore cuts a client from one broker without touching the cluster itself.
+# OUTBOX_KAFKA_ADVERTISED_PORTS=p1,p2,p3 makes the nodes advertise those CLIENT ports instead of
+# their own: a TCP proxy listening there (src/tools/harness/kafka_cluster.cpp) stands between
+# every client and each broker. DIR/ports records the ports; a restart keeps them.
+#
+# Settings that differ from Kafka's defaults, and why:
+#   default.replication.factor=3, min.insync.replicas=2, unclean.leader.election.enable=false:
+#     what production runs; acks=all then really means two copies.
+#   auto.create.topics.enable=false: tests create their topics, so a missing topic is an error.
+#   broker.session.timeout.ms=6000, replica.lag.time.max.ms=10000: a killed node leaves the ISR
+#     in seconds rather than half a minute, so the tests wait less (the same mechanism).
+#   offsets/transaction-state topics with 4 partitions instead of 50: quicker first group.
+#   group.initial.rebalance.delay.ms=0: a consumer group starts at once.
+# OUTBOX_KAFKA_HEAP (default 512m) caps each node's JVM heap.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+pom=$root/scripts/kafka/pom.xml
+version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")
+cache=$root/.local/kafka-$version
+nodes=3
+
+die() {
+  echo "kafka-cluster: $*" >&2
+  exit 1
+}
+
+java_major() {
+  java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1
+}
+
+fetch() {
+  [[ -f $cache/complete ]] && return 0
+  command -v mvn >/dev/null || die "mvn not found (install maven and OpenJDK 17)"
+  (($(java_major) >= 17)) || die "Kafka $version needs Java 17 or newer; java -version says $(java_major)"
+  local started=$SECONDS
+  echo "==> fetching Apache Kafka $version with Maven into $cache" >&2
+  rm -rf "$cache/lib"
+  mkdir -p "$cache"
+  if ! mvn -q -B -f "$pom" -Dmaven.repo.local="$root/.local/maven" \
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$cache/lib" \
+    >"$cache/fetch.log" 2>&1; then
+    cat "$cache/fetch.log" >&2
+    die "mvn could not resolve org.apache.kafka:kafka_2.13:$version (log above)"
+  fi
+  touch "$cache/complete"
+  echo "==> Apache Kafka $version fetched in $((SECONDS - started)) s" >&2
+}
+
+java_run() {
+  # $1: log4j config; the rest: main class and arguments.
+  local log4j=$1
+  shift
+  java -cp "$cache/lib/*" -Dlog4j2.configurationFile="$log4j" "$@"
+}
+
+port_free() {
+  ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# Nine ports (CLIENT, INTERNAL, CONTROLLER for each node) from a random block below the
+# kernel's ephemeral range (32768+), so a client's outgoing port never takes one.
+pick_ports() {
+  local base i ok
+  for _ in $(seq 1 50); do
+    base=$((20000 + (RANDOM % 1200) * 10))
+    ok=1
+    for i in $(seq 0 8); do port_free $((base + i)) || ok=0; done
+    if ((ok)); then
+      echo "$base"
+      return 0
+    fi
+  done
+  die "no free block of ports found"
+}
+
+write_node_config() {
+  local dir=$1 n=$2 client=$3 internal=$4 controller=$5 advertised=$6 voters=$7
+  mkdir -p "$dir/node$n"
+  cat >"$dir/node$n/server.properties" <<EOF
+process.roles=broker,controller
+node.id=$n
+controller.quorum.voters=$voters
+controller.listener.names=CONTROLLER
+listeners=CLIENT://127.0.0.1:$client,INTERNAL://127.0.0.1:$internal,CONTROLLER://127.0.0.1:$controller
+advertised.listeners=CLIENT://127.0.0.1:$advertised,INTERNAL://127.0.0.1:$internal
+listener.security.protocol.map=CLIENT:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=INTERNAL
+log.dirs=$dir/node$n/data
+num.partitions=1
+default.replication.factor=3
+min.insync.replicas=2
+unclean.leader.election.enable=false
+auto.create.topics.enable=false
+offsets.topic.replication.factor=3
+offsets.topic.num.partitions=4
+transaction.state.log.replication.factor=3
+transaction.state.log.min.isr=2
+transaction.state.log.num.partitions=4
+group.initial.rebalance.delay.ms=0
+broker.session.timeout.ms=6000
+broker.heartbeat.interval.ms=1000
+replica.lag.time.max.ms=10000
+num.network.threads=2
+num.io.threads=4
+EOF
+}
+
+# DIR/ports: one line per node, "N CLIENT INTERNAL CONTROLLER ADVERTISED".
+node_ports() {
+  awk -v n="$2" '$1 == n' "$1/ports"
+}
+
+internal_bootstrap() {
+  awk '{printf "%s127.0.0.1:%s", (NR > 1 ? "," : ""), $3}' "$1/ports"
+}
+
+client_bootstrap() {
+  awk '{printf "%s127.0.0.1:%s", (NR > 1 ? "," : ""), $5}' "$1/ports"
+}
+
+start_node() {
+  local dir=$1 n=$2
+  local heap=${OUTBOX_KAFKA_HEAP:-512m}
+  # G1 with one GC thread of each kind: three JVMs share two cores with everything else.
+  nohup java -Xms128m -Xmx"$heap" -XX:+UseG1GC -XX:ParallelGCThreads=1 -XX:ConcGCThreads=1 \
+    -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+    -Dlog4j2.configurationFile="$root/scripts/kafka/log4j2-broker.yaml" \
+    -Dkafka.logs.dir="$dir/node$n" \
+    -cp "$cache/lib/*" kafka.Kafka "$dir/node$n/server.properties" \
+    >>"$dir/node$n/server.log" 2>&1 </dev/null &
+  echo $! >"$dir/node$n/pid"
+}
+
+node_pid_alive() {
+  local pid
+  pid=$(cat "$1/node$2/pid" 2>/dev/null) || return 1
+  kill -0 "$pid" 2>/dev/null
+}
+
+# Waits until node N answers metadata on its INTERNAL listener and lists `want` brokers.
+wait_node() {
+  local dir=$1 n=$2 want=${3:-$nodes} internal
+  internal=$(node_ports "$dir" "$n" | awk '{print $3}')
+  for _ in $(seq 1 1200); do
+    if ! node_pid_alive "$dir" "$n"; then
+      tail -30 "$dir/node$n/server.log" >&2
+      die "node $n exited during start-up; see $dir/node$n/server.log"
+    fi
+    if kcat -L -b "127.0.0.1:$internal" -m 2 -J 2>/dev/null |
+      jq -e --argjson want "$want" '.brokers | length >= $want' >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  die "node $n did not answer within 120 s; see $dir/node$n/server.log"
+}
+
+stop_node() {
+  local dir=$1 n=$2 signal=${3:-TERM} pid
+  pid=$(cat "$dir/node$n/pid" 2>/dev/null) || return 0
+  if kill -"$signal" "$pid" 2>/dev/null; then
+    for _ in $(seq 1 300); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$dir/node$n/pid"
+}
+
+start() {
+  local dir=$1 base n advertised voters cluster_id started=$SECONDS
+  fetch
+  for n in $(seq 1 $nodes); do stop_node "$dir" "$n"; done
+  if [[ ! -f $dir/ports ]]; then
+    base=$(pick_ports)
+    IFS=, read -r -a advertised <<<"${OUTBOX_KAFKA_ADVERTISED_PORTS:-}"
+    : >"$dir/ports"
+    for n in $(seq 1 $nodes); do
+      echo "$n $((base + n - 1)) $((base + 3 + n - 1)) $((base + 6 + n - 1)) \
+${advertised[n - 1]:-$((base + n - 1))}" >>"$dir/ports"
+    done
+  fi
+  voters=$(awk '{printf "%s%s@127.0.0.1:%s", (NR > 1 ? "," : ""), $1, $4}' "$dir/ports")
+  if [[ ! -f $dir/cluster-id ]]; then
+    java_run "$root/scripts/kafka/log4j2-tools.yaml" kafka.tools.StorageTool random-uuid \
+      >"$dir/cluster-id"
+  fi
+  cluster_id=$(cat "$dir/cluster-id")
+  for n in $(seq 1 $nodes); do
+    read -r _ client internal controller advertised_port < <(node_ports "$dir" "$n")
+    write_node_config "$dir" "$n" "$client" "$internal" "$controller" "$advertised_port" "$voters"
+    if [[ ! -f $dir/node$n/data/meta.properties ]]; then
+      # Each format is a JVM start: the three run side by side.
+      java_run "$root/scripts/kafka/log4j2-tools.yaml" kafka.tools.StorageTool format \
+        -t "$cluster_id" -c "$dir/node$n/server.properties" >"$dir/node$n/format.log" 2>&1 &
+    fi
+  done
+  wait
+  for n in $(seq 1 $nodes); do
+    [[ -f $dir/node$n/data/meta.properties ]] ||
+      die "formatting node $n failed; see $dir/node$n/format.log"
+  done
+  for n in $(seq 1 $nodes); do start_node "$dir" "$n"; done
+  for n in $(seq 1 $nodes); do wait_node "$dir" "$n"; done
+  {
+    echo "export OUTBOX_KAFKA_BOOTSTRAP=$(client_bootstrap "$dir")"
+    echo "export OUTBOX_KAFKA_INTERNAL_BOOTSTRAP=$(internal_bootstrap "$dir")"
+    echo "export OUTBOX_KAFKA_VERSION=$version"
+    echo "export OUTBOX_KAFKA_DIR=$dir"
+  } >"$dir/env"
+  echo "==> Kafka $version: $nodes nodes up in $((SECONDS - started)) s; bootstrap $(client_bootstrap "$dir")" >&2
+  client_bootstrap "$dir"
+  echo
+}
+
+# Every partition of the topic has a leader, asked of every live node.
+wait_leaders() {
+  local dir=$1 topic=$2 n internal
+  for _ in $(seq 1 600); do
+    local all=1
+    for n in $(seq 1 $nodes); do
+      node_pid_alive "$dir" "$n" || continue
+      internal=$(node_ports "$dir" "$n" | awk '{print $3}')
+      kcat -L -b "127.0.0.1:$internal" -t "$topic" -m 2 -J 2>/dev/null |
+        jq -e --arg t "$topic" \
+          '[.topics[] | select(.topic == $t)] | length == 1 and (.[0].partitions | length > 0)
+           and all(.[0].partitions[]; .leader >= 0) and (.[0].error == null)' \
+          >/dev/null 2>&1 || all=0
+    done
+    ((all)) && return 0
+    sleep 0.1
+  done
+  die "topic $topic: not every partition has a leader after 60 s"
+}
+
+create_topic() {
+  local dir=$1 topic=$2 partitions=$3
+  shift 3
+  local configs=()
+  for kv in "$@"; do configs+=(--config "$kv"); done
+  java_run "$root/scripts/kafka/log4j2-tools.yaml" org.apache.kafka.tools.TopicCommand \
+    --bootstrap-server "$(internal_bootstrap "$dir")" --create --topic "$topic" \
+    --partitions "$partitions" --replication-factor 3 "${configs[@]}" >/dev/null
+  wait_leaders "$dir" "$topic"
+}
+
+leader() {
+  local dir=$1 topic=$2 partition=$3 n internal
+  for n in $(seq 1 $nodes); do
+    node_pid_alive "$dir" "$n" || continue
+    internal=$(node_ports "$dir" "$n" | awk '{print $3}')
+    if kcat -L -b "127.0.0.1:$internal" -t "$topic" -m 2 -J 2>/dev/null |
+      jq -er --arg t "$topic" --argjson p "$partition" \
+        '.topics[] | select(.topic == $t) | .partitions[] | select(.partition == $p) | .leader'; then
+      return 0
+    fi
+  done
+  echo -1
+}
+
+command=${1:?fetch|start|stop|kill|start-node|create-topic|leader|wait-leaders}
+if [[ $command == fetch ]]; then
+  fetch
+  exit 0
+fi
+dir=$(mkdir -p "${2:?DIR}" && cd "$2" && pwd)
+fetch
+case $command in
+  start) start "$dir" ;;
+  stop) for n in $(seq 1 $nodes); do stop_node "$dir" "$n"; done ;;
+  kill)
+    if [[ -n ${3:-} ]]; then
+      stop_node "$dir" "$3" KILL
+    else
+      for n in $(seq 1 $nodes); do stop_node "$dir" "$n" KILL; done
+    fi
+    ;;
+  start-node)
+    n=${3:?node}
+    node_pid_alive "$dir" "$n" && die "node $n is running"
+    start_node "$dir" "$n"
+    wait_node "$dir" "$n"
+    ;;
+  create-topic) create_topic "$dir" "${3:?topic}" "${4:?partitions}" "${@:5}" ;;
+  leader) leader "$dir" "${3:?topic}" "${4:?partition}" ;;
+  wait-leaders) wait_leaders "$dir" "${3:?topic}" ;;
+  *) die "unknown command $command" ;;
+esac

@@ -1,0 +1,108 @@
+#include "harness/kafka_cluster.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/child_process.hpp"
+#include "harness/temp_dir.hpp"
+
+namespace outbox::harness {
+namespace {
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+    text.pop_back();
+  return text;
+}
+
+// The value of `export NAME=value` in the env file the script writes.
+std::string env_value(const std::string& env_file, const std::string& name) {
+  std::istringstream lines(read_text_file(env_file));
+  const std::string prefix = "export " + name + "=";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
+  }
+  throw std::runtime_error(env_file + ": no " + name);
+}
+
+}  // namespace
+
+KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir)
+    : script_(script), dir_(dir) {
+  std::string advertised;
+  for (int node = 1; node <= kNodes; ++node) {
+    proxies_.push_back(std::make_unique<TcpProxy>());
+    advertised += (node > 1 ? "," : "") + std::to_string(proxies_.back()->port());
+  }
+  const CommandResult started =
+      run_command({"env", "OUTBOX_KAFKA_ADVERTISED_PORTS=" + advertised, script_, "start", dir_});
+  if (started.status != 0) {
+    throw std::runtime_error("kafka-cluster.sh start " + dir_ + " failed (exit " +
+                             std::to_string(started.status) + "):\n" + started.err + started.out);
+  }
+  // DIR/ports: "N CLIENT INTERNAL CONTROLLER ADVERTISED" per node.
+  std::istringstream ports(read_text_file(dir_ + "/ports"));
+  int node = 0;
+  int client = 0;
+  int internal = 0;
+  int controller = 0;
+  int advertised_port = 0;
+  while (ports >> node >> client >> internal >> controller >> advertised_port) {
+    proxy(node).set_upstream("127.0.0.1", client);
+  }
+  bootstrap_ = env_value(dir_ + "/env", "OUTBOX_KAFKA_BOOTSTRAP");
+  internal_bootstrap_ = env_value(dir_ + "/env", "OUTBOX_KAFKA_INTERNAL_BOOTSTRAP");
+}
+
+// kill -9: a test's cluster is thrown away with its data, and a controlled shutdown of three
+// nodes costs seconds.
+KafkaCluster::~KafkaCluster() {
+  run_command({script_, "kill", dir_});
+}
+
+std::string KafkaCluster::version() const {
+  return env_value(dir_ + "/env", "OUTBOX_KAFKA_VERSION");
+}
+
+std::string KafkaCluster::run(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv{script_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const CommandResult result = run_command(argv);
+  if (result.status != 0) {
+    std::string line;
+    for (const std::string& arg : args)
+      line += " " + arg;
+    throw std::runtime_error("kafka-cluster.sh" + line + " failed: " + result.err + result.out);
+  }
+  return trimmed(result.out);
+}
+
+void KafkaCluster::create_topic(const std::string& topic, int partitions,
+                                const std::vector<std::string>& configs) const {
+  std::vector<std::string> args{"create-topic", dir_, topic, std::to_string(partitions)};
+  args.insert(args.end(), configs.begin(), configs.end());
+  run(args);
+}
+
+int KafkaCluster::leader(const std::string& topic, int partition) const {
+  return std::stoi(run({"leader", dir_, topic, std::to_string(partition)}));
+}
+
+void KafkaCluster::kill_node(int node) const {
+  run({"kill", dir_, std::to_string(node)});
+}
+
+void KafkaCluster::start_node(int node) const {
+  run({"start-node", dir_, std::to_string(node)});
+}
+
+void KafkaCluster::wait_leaders(const std::string& topic) const {
+  run({"wait-leaders", dir_, topic});
+}
+
+std::string KafkaCluster::node_log(int node) const {
+  return read_text_file(dir_ + "/node" + std::to_string(node) + "/server.log");
+}
+
+}  // namespace outbox::harness

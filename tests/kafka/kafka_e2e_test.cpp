@@ -1,0 +1,16 @@
+// The relay against a real Apache Kafka cluster (3 KRaft nodes, replication factor 3,
+// min.insync.replicas 2, scripts/kafka-cluster.sh): results read back with kcat and the mariadb
+// CLI, never through our own code.
+#include <catch2/catch.hpp>
+
+#include "relay_scenarios.hpp"
+#include "test_kafka.hpp"
+
+using outbox::test::TestKafkaCluster;
+
+TEST_CASE("20k events through 3 relays x 2 workers arrive exactly once", "[kafka]") {
+  TestKafkaCluster cluster;
+  cluster->create_topic("outbox.order", 8);
+  outbox::test::run_three_relays_exactly_once(cluster.bootstrap(),
+                                              "Kafka " + cluster->version() + " cluster");
+}
