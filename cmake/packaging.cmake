@@ -20,6 +20,9 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/deploy/grafana/outbox-relay.json
   ${PROJECT_SOURCE_DIR}/deploy/kubernetes/outbox-relay-sidecar.yaml
   DESTINATION share/doc/outbox-relay)
+# The README's links lead into docs/: ship them side by side.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/outbox-relay/docs
+  FILES_MATCHING PATTERN "*.md")
 # The migrations are data the operator applies (in order), not documentation that a minimal
 # image may strip.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/sql/ DESTINATION share/outbox-relay/sql

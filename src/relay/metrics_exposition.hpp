@@ -18,7 +18,8 @@ struct MetricsSources {
   std::function<bool()> ready;
 };
 
-// The Prometheus text exposition of the relay's metrics (names in README "Metrics").
+// The Prometheus text exposition of the relay's metrics (names in docs/operating.md, "Metrics
+// and health").
 std::string render_metrics(const MetricsSources& sources);
 
 }  // namespace outbox

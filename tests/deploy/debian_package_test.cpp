@@ -44,6 +44,7 @@ TEST_CASE("cpack builds a .deb with the binaries, units, conffile and docs", "[p
            "./lib/systemd/system/outbox-purge.timer",
            "./etc/outbox-relay/relay.yaml",
            "./usr/share/doc/outbox-relay/README.md",
+           "./usr/share/doc/outbox-relay/docs/operating.md",
            "./usr/share/doc/outbox-relay/relay.example.yaml",
            "./usr/share/doc/outbox-relay/mysql-grants.sql",
            "./usr/share/doc/outbox-relay/outbox-relay.json",

@@ -1,6 +1,6 @@
 // The consumer's duplicate classifier: "already consumed" only for error 1062 naming
 // uq_consumed_event_identity, in MySQL 8's and MariaDB's spellings. Every near miss is a
-// failure (not acknowledged, retried). The case table in README.md is this table.
+// failure (not acknowledged, retried). The case table in docs/libraries.md is this table.
 #include <catch2/catch.hpp>
 
 #include "duplicate_classifier.hpp"
