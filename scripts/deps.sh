@@ -13,6 +13,8 @@ packages=(
   libsystemd-dev libcpp-httplib-dev prometheus-cpp-dev
   mariadb-server mariadb-client kcat
   jq systemd
+  # The real Kafka cluster of the tests (scripts/kafka-cluster.sh): a JVM and Maven to fetch it.
+  openjdk-17-jre-headless maven
   "$@"
 )
 

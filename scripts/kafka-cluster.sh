@@ -50,6 +50,14 @@ java_major() {
 
 fetch() {
   [[ -f $cache/complete ]] && return 0
+  # Tests start clusters in parallel: one fetch at a time, the others wait for it and reuse it.
+  mkdir -p "$root/.local"
+  exec 9>"$root/.local/kafka-fetch.lock"
+  flock 9
+  if [[ -f $cache/complete ]]; then
+    flock -u 9
+    return 0
+  fi
   command -v mvn >/dev/null || die "mvn not found (install maven and OpenJDK 17)"
   (($(java_major) >= 17)) || die "Kafka $version needs Java 17 or newer; java -version says $(java_major)"
   local started=$SECONDS
@@ -63,6 +71,7 @@ fetch() {
     die "mvn could not resolve org.apache.kafka:kafka_2.13:$version (log above)"
   fi
   touch "$cache/complete"
+  flock -u 9
   echo "==> Apache Kafka $version fetched in $((SECONDS - started)) s" >&2
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian bookworm machine as root: installs packages,
-# checks formatting, builds twice (plain, and ASan+UBSan), starts a private MariaDB, and runs
-# every test with ctest against it and against test brokers the tests start themselves.
+# checks formatting, builds twice (plain, and ASan+UBSan), fetches the Kafka broker (Maven
+# Central, once), starts a private MariaDB, and runs every test with ctest against it, against
+# mock clusters and against real 3-node Kafka clusters the tests start themselves.
 #   scripts/test.sh [ctest args...]     e.g. scripts/test.sh -L unit
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,9 @@ phase "building (warnings are errors)"
 phase "building with AddressSanitizer + UndefinedBehaviorSanitizer"
 # Without the benchmark suite: its smoke run asserts no speed, so the plain build's covers it.
 "$root/scripts/build.sh" "$root/build-asan" -DOUTBOX_SANITIZE=ON -DOUTBOX_BENCH=OFF >/dev/null
+
+phase "fetching the Kafka broker for the real-cluster tests (cached under .local/)"
+"$root/scripts/kafka-cluster.sh" fetch
 
 db_dir=$root/.local/test-mariadb
 "$root/scripts/local-mariadb.sh" start "$db_dir"
