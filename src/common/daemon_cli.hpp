@@ -57,9 +57,10 @@ int run_daemon_program(int argc, char** argv, const DaemonProgram<Config>& progr
   ConfigDiagnostics diagnostics(file);
   const std::optional<Config> config = program.load(file, process_environment(), diagnostics);
   if (!config) {
-    std::cerr << diagnostics.render();
+    std::cerr << diagnostics.render() << diagnostics.render_warnings();
     return kExitConfig;
   }
+  std::cerr << diagnostics.render_warnings();
   if (mode == "--check-config") {
     std::cout << file << ": configuration is valid\n";
     return 0;
@@ -74,6 +75,9 @@ int run_daemon_program(int argc, char** argv, const DaemonProgram<Config>& progr
   }
   const LogSettings& log = program.log(*config);
   setup_logging(log.level, log.format, program.name);
+  // Printed before logging was set up too, but a journal or log collector sees only this.
+  for (const ConfigProblem& warning : diagnostics.warnings())
+    spdlog::warn("{}", warning.to_string());
   failpoints::warn_armed();
   return program.run(*config, file);
 }

@@ -111,6 +111,22 @@ ClaimStoreFactory store_factory(const RelayConfig& config,
   };
 }
 
+// A password held in mysql.password_file is read again at every connection, so a rotated one
+// needs no restart: SIGHUP says whether the file changed. An inline password (or a different
+// file) is part of the configuration the workers were started with and needs a restart.
+void report_password_change(MysqlEndpoint& running, const MysqlEndpoint& fresh) {
+  if (fresh.password == running.password) return;
+  if (!fresh.password_file.empty() && fresh.password_file == running.password_file) {
+    spdlog::info(
+        "SIGHUP: mysql.password_file ({}) holds a new password: connections opened from now on "
+        "use it; open ones keep theirs until they reconnect",
+        fresh.password_file);
+    running.password = fresh.password;
+    return;
+  }
+  spdlog::warn("SIGHUP: mysql.password changed; it takes effect only after a restart");
+}
+
 // SIGHUP: re-read and validate the file; apply what can change at runtime, keep everything on
 // any error, and name what needs a restart.
 void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
@@ -122,6 +138,9 @@ void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
                   diagnostics.render());
     return;
   }
+  for (const ConfigProblem& warning : diagnostics.warnings())
+    spdlog::warn("SIGHUP: {}", warning.to_string());
+  report_password_change(running.mysql, fresh->mysql);
   const std::vector<std::string> need_restart = apply_reload(running, *fresh, live);
   spdlog::info(
       "SIGHUP: reloaded {}: log.level {}, relay.batch_size {}, relay.poll_interval {}, "

@@ -19,11 +19,9 @@ LoadedConfig load_relay_config_text(const std::string& yaml,
   ConfigDiagnostics diagnostics(path);
   LoadedConfig loaded;
   loaded.config = load_relay_config(path, env_of(std::move(env)), diagnostics);
-  loaded.errors = diagnostics.render();
   // Tests compare messages without the temp path.
-  for (size_t at; (at = loaded.errors.find(path)) != std::string::npos;) {
-    loaded.errors.replace(at, path.size(), "relay.yaml");
-  }
+  loaded.errors = replace_all(diagnostics.render(), path, "relay.yaml");
+  loaded.warnings = replace_all(diagnostics.render_warnings(), path, "relay.yaml");
   return loaded;
 }
 

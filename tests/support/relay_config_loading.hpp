@@ -17,6 +17,7 @@ EnvLookup env_of(std::map<std::string, std::string> values);
 struct LoadedConfig {
   std::optional<RelayConfig> config;
   std::string errors;
+  std::string warnings;  // "warning: relay.yaml:LINE: key: what" lines
 };
 
 LoadedConfig load_relay_config_text(const std::string& yaml,

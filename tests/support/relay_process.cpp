@@ -17,7 +17,9 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
   std::string password = "password: ${OUTBOX_MYSQL_PASSWORD}";
   if (!settings.mysql_user.empty()) {
     endpoint.user = settings.mysql_user;
-    password = "password: " + settings.mysql_password;
+    password = settings.mysql_password_file.empty()
+                   ? "password: " + settings.mysql_password
+                   : "password_file: " + settings.mysql_password_file;
   }
   return harness::relay_config_yaml(harness::mysql_section_yaml(endpoint, password), bootstrap,
                                     settings);

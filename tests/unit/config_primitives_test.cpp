@@ -48,7 +48,24 @@ TEST_CASE("environment references are replaced but plain braces are not", "[conf
   CHECK(substitute_env("cost $$5 and $x", env).value() == "cost $5 and $x");
   CHECK(substitute_env("${MISSING}", env).error().message ==
         "environment variable MISSING is not set");
-  CHECK(substitute_env("${HOST", env).error().message == "unterminated ${ in \"${HOST\"");
+  CHECK(substitute_env("${HOST", env).error().message ==
+        "unterminated ${ at character 1 of the value (write $$ for a literal $)");
   CHECK(substitute_env("${1BAD}", env).error().message ==
-        "\"${1BAD}\" is not a valid environment variable reference");
+        "the ${...} at character 1 of the value is not a valid environment variable reference "
+        "(write $$ for a literal $)");
+}
+
+TEST_CASE("a value that is not a valid reference is never echoed: it may be a password",
+          "[config]") {
+  const outbox::EnvLookup env = [](const std::string&) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  for (const std::string secret : {"s3cr${t-pass", "hunter2${oops", "pa${ss word}x"}) {
+    const auto result = substitute_env(secret, env);
+    REQUIRE_FALSE(result);
+    INFO(result.error().message);
+    CHECK(result.error().message.find("s3cr") == std::string::npos);
+    CHECK(result.error().message.find("hunter2") == std::string::npos);
+    CHECK(result.error().message.find("ss word") == std::string::npos);
+  }
 }

@@ -2,6 +2,8 @@
 // at once, and the messages are exact (operators grep for them).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <map>
 
 #include "relay_config.hpp"
@@ -190,6 +192,27 @@ TEST_CASE("password and password_file are exclusive and the file newline is drop
   CHECK(missing.errors ==
         "relay.yaml:4: mysql.password_file: cannot read /nonexistent/pw: No such file or "
         "directory\n");
+}
+
+TEST_CASE("a password_file other users can read is a warning, never echoed", "[config]") {
+  outbox::test::TempDir dir;
+  const std::string secret = dir.write("password", "s3cret\n");
+  const std::string yaml = "mysql:\n  user: relay\n  database: app\n  password_file: " + secret +
+                           "\nkafka:\n  bootstrap_servers: k:9092\n";
+  REQUIRE(chmod(secret.c_str(), 0644) == 0);
+  const Loaded readable = load(yaml);
+  REQUIRE(readable.config);  // a warning, not an error
+  CHECK(readable.warnings ==
+        "warning: relay.yaml:4: mysql.password_file: mode 0644: readable by every user of the "
+        "machine (chmod 600 " +
+            secret + ", or 640 with a group of its own)\n");
+  CHECK(readable.warnings.find("s3cret") == std::string::npos);
+  CHECK(readable.config->mysql.password_file == secret);
+
+  REQUIRE(chmod(secret.c_str(), 0600) == 0);
+  CHECK(load(yaml).warnings.empty());
+  REQUIRE(chmod(secret.c_str(), 0640) == 0);
+  CHECK(load(yaml).warnings.empty());
 }
 
 TEST_CASE("syntax errors and unreadable files are config errors too", "[config]") {

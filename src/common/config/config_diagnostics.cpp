@@ -17,6 +17,17 @@ void ConfigDiagnostics::add(int line, std::string key_path, std::string what) {
   problems_.push_back(ConfigProblem{file_, line, std::move(key_path), std::move(what)});
 }
 
+void ConfigDiagnostics::warn(int line, std::string key_path, std::string what) {
+  warnings_.push_back(ConfigProblem{file_, line, std::move(key_path), std::move(what)});
+}
+
+std::string ConfigDiagnostics::render_warnings() const {
+  std::string out;
+  for (const ConfigProblem& warning : warnings_)
+    out += "warning: " + warning.to_string() + "\n";
+  return out;
+}
+
 std::string ConfigDiagnostics::render() const {
   std::vector<ConfigProblem> sorted = problems_;
   std::stable_sort(sorted.begin(), sorted.end(),

@@ -21,15 +21,22 @@ class ConfigDiagnostics {
   explicit ConfigDiagnostics(std::string file) : file_(std::move(file)) {}
 
   void add(int line, std::string key_path, std::string what);
+  // Something that works but should not stay so (a secret file others can read): reported,
+  // never a reason to refuse the file.
+  void warn(int line, std::string key_path, std::string what);
   bool empty() const { return problems_.empty(); }
   const std::vector<ConfigProblem>& problems() const { return problems_; }
+  const std::vector<ConfigProblem>& warnings() const { return warnings_; }
   const std::string& file() const { return file_; }
   // All problems, one per line, in file order.
   std::string render() const;
+  // All warnings, one per line, each starting "warning: ".
+  std::string render_warnings() const;
 
  private:
   std::string file_;
   std::vector<ConfigProblem> problems_;
+  std::vector<ConfigProblem> warnings_;
 };
 
 // The exit code of a daemon that cannot start because of its configuration (sysexits.h

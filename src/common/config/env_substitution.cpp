@@ -45,15 +45,19 @@ Outcome<std::string> substitute_env(std::string_view text, const EnvLookup& env)
       continue;
     }
     const size_t close = text.find('}', i + 2);
+    // The messages below never quote the value: it may be a password (one that happens to
+    // contain "${"), and diagnostics end up in the journal.
     if (close == std::string_view::npos) {
-      return Error{"unterminated ${ in \"" + std::string(text) + "\""};
+      return Error{"unterminated ${ at character " + std::to_string(i + 1) +
+                   " of the value (write $$ for a literal $)"};
     }
     const std::string_view inner = text.substr(i + 2, close - i - 2);
     const size_t fallback_at = inner.find(":-");
     const std::string_view name = inner.substr(0, fallback_at);
     if (!valid_name(name)) {
-      return Error{"\"${" + std::string(inner) +
-                   "}\" is not a valid environment variable reference"};
+      return Error{"the ${...} at character " + std::to_string(i + 1) +
+                   " of the value is not a valid environment variable reference (write $$ for a "
+                   "literal $)"};
     }
     std::optional<std::string> value = env(std::string(name));
     if (!value && fallback_at != std::string_view::npos) {

@@ -1,5 +1,7 @@
 #include "config/mysql_section.hpp"
 
+#include "secret_file.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -16,18 +18,6 @@ using std::chrono::seconds;
 
 }  // namespace
 
-Outcome<std::string> read_secret_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{"cannot read " + path + ": " + std::strerror(errno)};
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string value = text.str();
-  // Files written with echo or an editor end in a newline that is not part of the secret.
-  while (!value.empty() && (value.back() == '\n' || value.back() == '\r'))
-    value.pop_back();
-  return value;
-}
-
 MysqlEndpoint read_mysql_section(YamlSection section) {
   MysqlEndpoint mysql;
   mysql.host = section.string("host", mysql.host);
@@ -43,6 +33,10 @@ MysqlEndpoint read_mysql_section(YamlSection section) {
     Outcome<std::string> secret = read_secret_file(*password_file);
     if (secret) {
       mysql.password = std::move(secret).value();
+      mysql.password_file = *password_file;
+      if (const std::string exposed = secret_file_exposure(*password_file); !exposed.empty()) {
+        section.warning("password_file", exposed);
+      }
     } else {
       section.problem("password_file", secret.error().message);
     }
@@ -63,6 +57,9 @@ void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out) {
   out << YAML::Key << "socket" << YAML::Value << mysql.socket;
   out << YAML::Key << "user" << YAML::Value << mysql.user;
   out << YAML::Key << "password" << YAML::Value << (mysql.password.empty() ? "" : "*****");
+  if (!mysql.password_file.empty()) {
+    out << YAML::Key << "password_file" << YAML::Value << mysql.password_file;
+  }
   out << YAML::Key << "database" << YAML::Value << mysql.database;
   out << YAML::Key << "connect_timeout" << YAML::Value << format_duration(mysql.connect_timeout);
   out << YAML::Key << "read_timeout" << YAML::Value << format_duration(mysql.read_timeout);

@@ -3,15 +3,13 @@
 #include "config/yaml_section.hpp"
 #include "mysql/mysql_endpoint.hpp"
 #include "outcome.hpp"
+#include "secret_file.hpp"
 
 namespace outbox {
 
-// The secret held in a file (a password_file key), without the trailing newline that echo or
-// an editor adds.
-Outcome<std::string> read_secret_file(const std::string& path);
-
 // Reads a `mysql:` section (host, port, socket, user, password | password_file, database,
-// connect_timeout, read_timeout), shared by every program configured by YAML.
+// connect_timeout, read_timeout), shared by every program configured by YAML. A password_file
+// that other users can read is a warning; the file is read again at every connection.
 MysqlEndpoint read_mysql_section(YamlSection section);
 
 // Writes the endpoint as a YAML mapping value with the password as *****.

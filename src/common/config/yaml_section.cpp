@@ -91,6 +91,10 @@ void YamlSection::problem(const std::string& key, std::string what) {
   diagnostics_->add(line_of(key), path_of(key), std::move(what));
 }
 
+void YamlSection::warning(const std::string& key, std::string what) {
+  diagnostics_->warn(line_of(key), path_of(key), std::move(what));
+}
+
 void YamlSection::problem_at(int line, std::string key_path, std::string what) {
   diagnostics_->add(line, std::move(key_path), std::move(what));
 }

@@ -59,6 +59,8 @@ class YamlSection {
   int line_of(const std::string& key) const;
   std::string path_of(const std::string& key) const;
   void problem(const std::string& key, std::string what);
+  // Reported with the problems, but the file stays valid (see ConfigDiagnostics::warn).
+  void warning(const std::string& key, std::string what);
   // A problem found in a nested value read earlier (e.g. one entry of a string_map).
   void problem_at(int line, std::string key_path, std::string what);
 

@@ -14,6 +14,10 @@ struct MysqlEndpoint {
   std::string socket;  // a unix socket path; when set it wins over host/port
   std::string user;
   std::string password;
+  // When set, the password is read from this file again at every connection, so a rotated
+  // password (file rewritten, account altered) is used from the next reconnect on; `password`
+  // then holds what the file said when the config was loaded.
+  std::string password_file;
   std::string database;
   Micros connect_timeout = std::chrono::seconds(5);
   // Bounds every statement's wait for the server, so a hung server cannot hold a worker

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "mysql/mysql_error.hpp"
+#include "secret_file.hpp"
 
 namespace outbox {
 
@@ -39,7 +40,16 @@ Outcome<std::unique_ptr<MysqlSession>> MysqlSession::open(const MysqlEndpoint& e
                                                                      std::to_string(endpoint.port)
                                                                : "unix://" + endpoint.socket);
   options["userName"] = sql::SQLString(endpoint.user);
-  options["password"] = sql::SQLString(endpoint.password);
+  std::string password = endpoint.password;
+  if (!endpoint.password_file.empty()) {
+    Outcome<std::string> current = read_secret_file(endpoint.password_file);
+    if (!current) {
+      return Error{"cannot connect to MySQL " + endpoint.describe() +
+                   ": mysql.password_file: " + current.error().message};
+    }
+    password = std::move(current).value();
+  }
+  options["password"] = sql::SQLString(password);
   options["schema"] = sql::SQLString(endpoint.database);
   options["OPT_CONNECT_TIMEOUT"] = seconds(endpoint.connect_timeout);
   options["OPT_READ_TIMEOUT"] = seconds(endpoint.read_timeout);
