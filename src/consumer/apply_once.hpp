@@ -21,6 +21,11 @@ struct ApplyOutcome {
   ApplyVerdict verdict = ApplyVerdict::kFailed;
   std::string detail;         // the error or the rejection reason
   bool session_lost = false;  // the session is unusable: open a new one before the next event
+  // For kFailed: the failure is the event's or its handler's (a handler exception, an error
+  // about the statement or its data), so trying it again may never succeed and counts toward
+  // consumer.max_attempts. False for the moment's trouble (a lost session, a lock wait, a
+  // deadlock, a read-only server), which is retried however long it lasts.
+  bool counts_attempt = false;
 };
 
 // The seed's consumer transaction for one event, on `session` (autocommit off):

@@ -81,6 +81,10 @@ ConsumerBehaviour read_consumer(YamlSection& section, const std::string& default
       milliseconds(1), minutes(1), hours(1));
   consumer.backoff_initial = backoff.initial;
   consumer.backoff_max = backoff.max;
+  consumer.max_attempts =
+      static_cast<int>(section.integer("max_attempts", consumer.max_attempts, 0, 1000000));
+  consumer.commit_interval =
+      section.duration("commit_interval", consumer.commit_interval, Micros(0), minutes(1));
   section.reject_unknown_keys();
   return consumer;
 }
@@ -154,6 +158,8 @@ void emit_consumer_settings(const ConsumerSettings& settings, YAML::Emitter& out
   out << YAML::Key << "dead_letter_topic" << YAML::Value << consumer.dead_letter_topic;
   out << YAML::Key << "backoff_initial" << YAML::Value << format_duration(consumer.backoff_initial);
   out << YAML::Key << "backoff_max" << YAML::Value << format_duration(consumer.backoff_max);
+  out << YAML::Key << "max_attempts" << YAML::Value << consumer.max_attempts;
+  out << YAML::Key << "commit_interval" << YAML::Value << format_duration(consumer.commit_interval);
   out << YAML::EndMap;
 }
 

@@ -32,6 +32,15 @@ struct ConsumerBehaviour {
   // to backoff_max, with jitter.
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
+  // Failures of one message that are its own or its handler's (see ApplyOutcome::counts_attempt)
+  // before it goes to the dead-letter topic with the last error, so a message that can never
+  // take effect does not hold its partition forever. 0: never (retry until an operator acts).
+  // A lost session, a lock wait or a deadlock never counts.
+  int max_attempts = 10;
+  // Acknowledged offsets are committed together at most this often (and always when
+  // partitions are revoked and at shutdown), never before the message's database commit.
+  // 0: one commit request per message.
+  Micros commit_interval = std::chrono::seconds(1);
 };
 
 struct ConsumerSettings {

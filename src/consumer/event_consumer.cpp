@@ -64,7 +64,8 @@ Outcome<std::unique_ptr<EventConsumer>> EventConsumer::create(ConsumerOptions op
   if (handle == nullptr) return Error{std::string("cannot create the consumer: ") + error.data()};
   conf.value().release();  // owned by the handle now
   self->consumer_.reset(handle);
-  self->positions_ = std::make_unique<PartitionPositions>(handle, self->stats_);
+  self->positions_ =
+      std::make_unique<PartitionPositions>(handle, self->stats_, settings.consumer.commit_interval);
   // Every callback (rebalance, offset commit, error) then runs inside rd_kafka_consumer_poll(),
   // on the thread that runs run().
   rd_kafka_poll_set_consumer(handle);
@@ -137,6 +138,7 @@ ConsumerExit EventConsumer::run(const std::stop_token& stop) {
         handle(*message);
       }
     }
+    positions_->commit_due(steady_clock::now());
     report_progress(false);
   }
   if (exit == ConsumerExit::kDrained) {
@@ -222,7 +224,7 @@ void EventConsumer::handle(const rd_kafka_message_t& message) {
 
 void EventConsumer::apply(const TopicPartition& partition, ReceivedEvent& event) {
   if (!open_session()) {
-    hold_back(partition, event, "no MySQL session");
+    hold_back(partition, event, "no MySQL session", false);
     return;
   }
   const ApplyOutcome outcome =
@@ -257,11 +259,23 @@ void EventConsumer::apply(const TopicPartition& partition, ReceivedEvent& event)
       ++stats_.commit_unknown;
       hold_back(partition, event,
                 outcome.detail +
-                    " (outcome unknown: not acknowledged; a retry finds it applied or applies it)");
+                    " (outcome unknown: not acknowledged; a retry finds it applied or applies it)",
+                false);
       return;
-    case ApplyVerdict::kFailed:
-      hold_back(partition, event, outcome.detail);
+    case ApplyVerdict::kFailed: {
+      const int max_attempts = options_.settings.consumer.max_attempts;
+      if (outcome.counts_attempt && max_attempts > 0 &&
+          holds_.counted_failures(partition, event.offset) + 1 >= max_attempts) {
+        ++stats_.gave_up;
+        dead_letter(partition, event,
+                    "failed " + std::to_string(max_attempts) +
+                        " times (consumer.max_attempts), last: " + outcome.detail,
+                    "gave up after " + std::to_string(max_attempts) + " attempts");
+        return;
+      }
+      hold_back(partition, event, outcome.detail, outcome.counts_attempt);
       return;
+    }
   }
 }
 
@@ -269,7 +283,7 @@ void EventConsumer::dead_letter(const TopicPartition& partition, const ReceivedE
                                 const std::string& reason, const std::string& what) {
   const Status published = dead_letters_->publish(event, reason);
   if (!published) {
-    hold_back(partition, event, what + ", and " + published.error().message);
+    hold_back(partition, event, what + ", and " + published.error().message, false);
     return;
   }
   ++stats_.dead_lettered;
@@ -279,10 +293,10 @@ void EventConsumer::dead_letter(const TopicPartition& partition, const ReceivedE
 }
 
 void EventConsumer::hold_back(const TopicPartition& partition, const ReceivedEvent& event,
-                              const std::string& why) {
+                              const std::string& why, bool counts_attempt) {
   ++stats_.failed_attempts;
   const auto now = steady_clock::now();
-  const PartitionHolds::Hold& hold = holds_.failed(partition, event.offset, now);
+  const PartitionHolds::Hold& hold = holds_.failed(partition, event.offset, now, counts_attempt);
   spdlog::warn("{}: attempt {} failed: {}; not acknowledged, retrying in {}", event_name(event),
                hold.attempts, why, format_pause(duration_cast<Micros>(hold.resume_at - now)));
   positions_->pause_and_rewind(partition, event.offset);

@@ -40,9 +40,11 @@ enum class ConsumerExit {
 //   1. event_id from the header; none or invalid -> dead-letter topic (reason in a header),
 //      offset committed, no local effect;
 //   2. apply_once(): INSERT consumed_event + the handler's effect + COMMIT on one session;
-//   3. committed, or already consumed (1062 on uq_consumed_event_identity only) -> commit the
-//      offset (asynchronously; synchronously when partitions are revoked and at shutdown);
-//      rejected by the handler -> dead-letter topic, then commit the offset;
+//   3. committed, or already consumed (1062 on uq_consumed_event_identity only) -> acknowledge
+//      the offset (committed with the others at most every consumer.commit_interval,
+//      asynchronously; synchronously when partitions are revoked and at shutdown);
+//      rejected by the handler, or failed by its own fault consumer.max_attempts times ->
+//      dead-letter topic with the reason, then acknowledge;
 //   4. anything else, including a COMMIT that threw -> not acknowledged: the partition is
 //      paused and rewound to the message (rd_kafka_seek_partitions) and resumed after a
 //      backoff pause, so the same message is tried again first and never skipped. The loop
@@ -74,8 +76,9 @@ class EventConsumer {
   void apply(const TopicPartition& partition, ReceivedEvent& event);
   void dead_letter(const TopicPartition& partition, const ReceivedEvent& event,
                    const std::string& reason, const std::string& what);
+  // `counts_attempt`: the failure counts toward consumer.max_attempts.
   void hold_back(const TopicPartition& partition, const ReceivedEvent& event,
-                 const std::string& why);
+                 const std::string& why, bool counts_attempt);
   void resume_due_partitions();
   // The message settled (applied, duplicate or dead-lettered): release and acknowledge it.
   void settle(const TopicPartition& partition, int64_t offset);

@@ -3,18 +3,25 @@
 namespace outbox::consumer {
 
 const PartitionHolds::Hold& PartitionHolds::failed(const TopicPartition& partition, int64_t offset,
-                                                   Clock::time_point now) {
+                                                   Clock::time_point now, bool counts) {
   Hold& hold = holds_[partition];
   auto backoff = backoffs_.try_emplace(partition, backoff_initial_, backoff_max_).first;
   if (hold.offset != offset) {
     hold.attempts = 0;
+    hold.counted = 0;
     backoff->second.reset();
   }
   hold.offset = offset;
   ++hold.attempts;
+  if (counts) ++hold.counted;
   hold.resume_at = now + backoff->second.next();
   hold.paused = true;
   return hold;
+}
+
+int PartitionHolds::counted_failures(const TopicPartition& partition, int64_t offset) const {
+  const auto found = holds_.find(partition);
+  return found != holds_.end() && found->second.offset == offset ? found->second.counted : 0;
 }
 
 void PartitionHolds::rewind_again(const TopicPartition& partition, Clock::time_point now) {

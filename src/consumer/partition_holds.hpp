@@ -31,13 +31,18 @@ class PartitionHolds {
   struct Hold {
     int64_t offset = -1;  // the message to retry
     int attempts = 0;     // failed attempts at it so far
+    int counted = 0;      // ... of which count toward consumer.max_attempts
     Clock::time_point resume_at;
     bool paused = true;  // still paused (false once resumed, until the retry settles)
   };
 
   // A failed attempt at `offset`: holds the partition and returns the hold (attempts counts
-  // consecutive failures of this same offset; the pause doubles with each).
-  const Hold& failed(const TopicPartition& partition, int64_t offset, Clock::time_point now);
+  // consecutive failures of this same offset; the pause doubles with each; `counts`: the
+  // failure was the message's own, see ApplyOutcome::counts_attempt).
+  const Hold& failed(const TopicPartition& partition, int64_t offset, Clock::time_point now,
+                     bool counts);
+  // Counted failures of the message at `offset` so far (0 when the partition holds another).
+  int counted_failures(const TopicPartition& partition, int64_t offset) const;
 
   // A resumed partition delivered a message past its held offset: the rewind did not take
   // (e.g. a seek that timed out). Pause and rewind again at once, without counting an attempt.

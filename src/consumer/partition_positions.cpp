@@ -31,12 +31,29 @@ std::string describe_partitions(const rd_kafka_topic_partition_list_t* partition
 
 void PartitionPositions::acknowledge(const TopicPartition& partition, int64_t offset) {
   acknowledged_[partition] = offset + 1;
-  const RdKafkaPartitionList list = partition_list(partition, offset + 1);
+  uncommitted_.insert(partition);
+  if (commit_interval_.count() == 0) commit_uncommitted(Clock::now());
+}
+
+void PartitionPositions::commit_due(Clock::time_point now) {
+  if (!uncommitted_.empty() && now >= next_commit_) commit_uncommitted(now);
+}
+
+void PartitionPositions::commit_uncommitted(Clock::time_point now) {
+  next_commit_ = now + commit_interval_;
+  RdKafkaPartitionList list(
+      rd_kafka_topic_partition_list_new(static_cast<int>(uncommitted_.size())));
+  for (const TopicPartition& partition : uncommitted_) {
+    rd_kafka_topic_partition_list_add(list.get(), partition.first.c_str(), partition.second)
+        ->offset = acknowledged_.at(partition);
+  }
+  uncommitted_.clear();
+  ++stats_.offset_commits;
   if (const rd_kafka_resp_err_t error = rd_kafka_commit(consumer_, list.get(), 1);
       error != RD_KAFKA_RESP_ERR_NO_ERROR) {
     ++stats_.offset_commit_failures;
-    spdlog::warn("committing offset {} of {}/{}: {} (the message may be delivered again)",
-                 offset + 1, partition.first, partition.second, rd_kafka_err2str(error));
+    spdlog::warn("committing offsets of {}: {} (those messages may be delivered again)",
+                 describe_partitions(list.get()), rd_kafka_err2str(error));
   }
 }
 
@@ -50,6 +67,9 @@ void PartitionPositions::commit_acknowledged(const rd_kafka_topic_partition_list
     }
   }
   if (list->cnt == 0) return;
+  for (int i = 0; i < list->cnt; ++i)
+    uncommitted_.erase({list->elems[i].topic, list->elems[i].partition});
+  ++stats_.offset_commits;
   if (const rd_kafka_resp_err_t error = rd_kafka_commit(consumer_, list.get(), 0);
       error != RD_KAFKA_RESP_ERR_NO_ERROR) {
     ++stats_.offset_commit_failures;

@@ -2,8 +2,10 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 
 #include "consumer_stats.hpp"
 #include "partition_holds.hpp"
@@ -14,13 +16,21 @@ namespace outbox::consumer {
 // offsets) and holding a partition at a message. Used from the consumer's thread only.
 class PartitionPositions {
  public:
-  PartitionPositions(rd_kafka_t* consumer, ConsumerStats& stats)
-      : consumer_(consumer), stats_(stats) {}
+  using Clock = std::chrono::steady_clock;
 
-  // Commits offset + 1 asynchronously (the result arrives in on_offset_commit()). A lost
-  // acknowledgement only means a redelivery, which uq_consumed_event_identity turns into
-  // "already consumed".
+  // `commit_interval`: how long acknowledged offsets may wait to be committed together (0:
+  // each at once).
+  PartitionPositions(rd_kafka_t* consumer, ConsumerStats& stats, Micros commit_interval)
+      : consumer_(consumer), stats_(stats), commit_interval_(commit_interval) {}
+
+  // Records that offset + 1 is where the partition resumes: committed by the next
+  // commit_due() (asynchronously; the result arrives in on_offset_commit()). Called only after
+  // the message's database commit. A lost acknowledgement only means a redelivery, which
+  // uq_consumed_event_identity turns into "already consumed".
   void acknowledge(const TopicPartition& partition, int64_t offset);
+  // One asynchronous commit of every offset acknowledged since the last one, once
+  // commit_interval has passed since that one.
+  void commit_due(Clock::time_point now);
 
   // Commits the acknowledged offsets of `partitions` and waits for the answer: before a
   // revocation, so the next owner starts after them.
@@ -33,7 +43,10 @@ class PartitionPositions {
   void resume(const TopicPartition& partition);
 
   // The partition is no longer this member's.
-  void forget(const TopicPartition& partition) { acknowledged_.erase(partition); }
+  void forget(const TopicPartition& partition) {
+    acknowledged_.erase(partition);
+    uncommitted_.erase(partition);
+  }
 
   // The offset_commit_cb's work: count failures, one log line per change of state.
   void on_offset_commit(rd_kafka_resp_err_t error, const rd_kafka_topic_partition_list_t* offsets);
@@ -41,7 +54,12 @@ class PartitionPositions {
  private:
   rd_kafka_t* consumer_;
   ConsumerStats& stats_;
+  void commit_uncommitted(Clock::time_point now);
+
+  Micros commit_interval_;
   std::map<TopicPartition, int64_t> acknowledged_;  // next offset to commit, per partition
+  std::set<TopicPartition> uncommitted_;            // acknowledged since the last commit
+  Clock::time_point next_commit_{};
   bool commits_failing_ = false;
 };
 

@@ -74,9 +74,13 @@ TEST_CASE(
     CHECK(consumed(db, "event_id IN ('" + ids[0] + "', '" + ids[1] + "', '" + other_partition +
                            "')") == 3);
     CHECK(planner.count("revoked") == 0);
-    const auto offsets = committed_offsets(broker.bootstrap(), kGroup, kTopic, 2);
-    CHECK(offsets.at(0) == 2);  // the failing message's offset: not acknowledged
-    CHECK(offsets.at(1) == 1);
+    // Acknowledgements are committed together within consumer.commit_interval: poll.
+    REQUIRE(eventually([&] {
+      const auto offsets = committed_offsets(broker.bootstrap(), kGroup, kTopic, 2);
+      return offsets.at(0) == 2 && offsets.at(1) == 1;
+    }));
+    // ... and the failing message's offset stays unacknowledged.
+    CHECK(committed_offsets(broker.bootstrap(), kGroup, kTopic, 2).at(0) == 2);
     planner.stop_gracefully();  // a drain while a message keeps failing still exits 0
   }
   CHECK(committed_offsets(broker.bootstrap(), kGroup, kTopic, 2).at(0) == 2);
@@ -93,6 +97,45 @@ TEST_CASE(
   CHECK(db.scalar("SELECT order_id FROM notification_job WHERE event_id = '" + ids[2] + "'") ==
         "3");
   CHECK(db.scalar("SELECT COUNT(*) FROM notification_job") == "6");
+}
+
+TEST_CASE(
+    "a handler that fails the same way every time: after max_attempts the message is "
+    "dead-lettered with the reason and its partition flows on",
+    "[planner][faults]") {
+  TestDatabase db;
+  TestBroker broker(1, 1, {kTopic, outbox::test::kOrderDeadLetterTopic});
+  std::vector<std::string> ids;
+  for (int n = 1; n <= 4; ++n)
+    ids.push_back(produce_order(broker, "poison", n, 0));
+  // A stale job for the second event: the handler's INSERT hits notification_job's primary
+  // key every time, whatever the pause.
+  db.exec("INSERT INTO notification_job VALUES ('" + ids[1] +
+          "', 999, 1, 'PENDING', CURRENT_TIMESTAMP(6))");
+  PlannerTestConfig settings;
+  settings.max_attempts = 3;
+  PlannerProcess planner(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return consumed(db) == 3; }));
+  REQUIRE(eventually(
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kTopic, 1).at(0) == 4; }));
+  planner.stop_gracefully();
+  // Tried exactly max_attempts times, then given up with the last error.
+  CHECK(planner.count("event " + ids[1] + " at outbox.order/0@1: attempt 1 failed") == 1);
+  CHECK(planner.count("event " + ids[1] + " at outbox.order/0@1: attempt 2 failed") == 1);
+  CHECK(planner.count("event " + ids[1] + " at outbox.order/0@1: attempt 3 failed") == 0);
+  CHECK(planner.count("event " + ids[1] + " at outbox.order/0@1: gave up after 3 attempts") == 1);
+  CHECK(planner.count("gave up after 3 attempts: failed 3 times (consumer.max_attempts), last: "
+                      "handler: MySQL error 1062") == 1);
+  // The dead letter carries the reason, read back with kcat (whose header output ends a value
+  // at its first comma).
+  const auto dead =
+      outbox::test::read_topic(broker.bootstrap(), outbox::test::kOrderDeadLetterTopic);
+  REQUIRE(dead.size() == 1);
+  CHECK(dead[0].headers.at("event_id") == ids[1]);
+  CHECK(dead[0].headers.at("dead_letter_reason") == "failed 3 times (consumer.max_attempts)");
+  // The events after it took effect; it did not (its stale job is the operator's to see).
+  CHECK(consumed(db, "event_id = '" + ids[1] + "'") == 0);
+  CHECK(consumed(db, "event_id IN ('" + ids[0] + "', '" + ids[2] + "', '" + ids[3] + "')") == 3);
 }
 
 TEST_CASE(

@@ -34,6 +34,12 @@ bool needs_new_session(int error_code) {
   }
 }
 
+bool is_transient_error(int error_code) {
+  return error_code == 1205 ||  // ER_LOCK_WAIT_TIMEOUT
+         error_code == 1213 ||  // ER_LOCK_DEADLOCK
+         needs_new_session(error_code);
+}
+
 std::string describe_sql_error(const sql::SQLException& error) {
   return "MySQL error " + std::to_string(error.getErrorCode()) + " (" + error.getSQLState() +
          "): " + error.what();

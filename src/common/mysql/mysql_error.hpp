@@ -15,6 +15,10 @@ bool is_connection_error(int error_code);
 // session reaches the new primary.
 bool needs_new_session(int error_code);
 
+// Errors that say nothing about the statement or its data, only about the moment: the session
+// (needs_new_session), a lock wait timeout, a deadlock. Retrying later can succeed.
+bool is_transient_error(int error_code);
+
 // "MySQL error 1146 (42S02): Table 'app.outbox_event' doesn't exist".
 std::string describe_sql_error(const sql::SQLException& error);
 

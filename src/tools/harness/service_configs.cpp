@@ -54,6 +54,7 @@ std::string planner_config_yaml(const std::string& mysql_yaml, const std::string
   yaml += "  dead_letter_topic: " + settings.dead_letter_topic + "\n";
   yaml += "  backoff_initial: " + settings.backoff_initial + "\n";
   yaml += "  backoff_max: " + settings.backoff_max + "\n";
+  yaml += "  max_attempts: " + std::to_string(settings.max_attempts) + "\n";
   yaml += "log:\n";
   yaml += "  level: debug\n";
   yaml += "  stats_interval: 1s\n";

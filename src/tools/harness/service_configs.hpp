@@ -39,6 +39,8 @@ struct PlannerConfigSettings {
   std::string dead_letter_topic = "outbox.order.dead-letter";
   std::string backoff_initial = "50ms";
   std::string backoff_max = "400ms";
+  // consumer.max_attempts; 0 (retry until an operator acts) unless a test is about giving up.
+  int max_attempts = 0;
   // A killed member is evicted after this, so a restarted one gets its partitions quickly.
   std::string session_timeout_ms = "3000";
 };
