@@ -17,6 +17,14 @@ std::map<std::string, double> statement_counters(MysqlSession& session) {
   return out;
 }
 
+std::pair<int, int> durability(MysqlSession& session) {
+  std::unique_ptr<sql::Statement> statement(session.connection().createStatement());
+  std::unique_ptr<sql::ResultSet> rows(statement->executeQuery(
+      "SELECT @@GLOBAL.innodb_flush_log_at_trx_commit, @@GLOBAL.sync_binlog"));
+  rows->next();
+  return {rows->getInt(1), rows->getInt(2)};
+}
+
 std::string set_durability(MysqlSession& session, int flush_log_at_trx_commit, int sync_binlog) {
   std::unique_ptr<sql::Statement> statement(session.connection().createStatement());
   statement->execute("SET GLOBAL innodb_flush_log_at_trx_commit = " +

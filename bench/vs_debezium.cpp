@@ -282,13 +282,15 @@ DebeziumComparison compare_with_debezium(BenchContext& context,
   DebeziumComparison result;
   result.versions = debezium_versions();
   result.catchup_events = context.sizes.catchup_events;
+  const auto [flush_log_at_trx_commit, sync_binlog] = durability(context.session);
   Comparison comparison(context, cluster);
   // The tuned profile is what bench/run.sh's server runs with (scripts/local-mariadb.sh:
   // innodb_flush_log_at_trx_commit=2, MariaDB's default sync_binlog=0).
   result.profiles.push_back(comparison.profile("tuned", 2, 0));
   // The smoke run proves the harness works; the durable profile runs the same code.
   if (!context.sizes.smoke) result.profiles.push_back(comparison.profile("durable", 1, 1));
-  set_durability(context.session, 2, 0);  // the server as the suite found it
+  // The server as the comparison found it.
+  set_durability(context.session, flush_log_at_trx_commit, sync_binlog);
   result.producer_settings = comparison.producer_settings();
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
