@@ -117,7 +117,7 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
 Figure measure_broker_limit(BenchContext& context, int batch, int threads_count) {
   Figure figure;
   KafkaSettings kafka;
-  kafka.bootstrap_servers = context.broker.bootstrap();
+  kafka.bootstrap_servers = context.bootstrap;
   std::vector<OutboxEvent> events;
   for (int i = 0; i < batch; ++i)
     events.push_back(sample_event(i));

@@ -9,6 +9,7 @@ BenchSizes BenchSizes::smoke_run() {
   sizes.memory_events = 5'000;
   sizes.retained_published_large = 20'000;
   sizes.scale_events = 2'000;
+  sizes.catchup_events = 2'000;
   sizes.baseline_seconds = 0.5;
   sizes.latency_window_seconds = 1;
   sizes.latency_windows = 1;

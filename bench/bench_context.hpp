@@ -17,6 +17,7 @@ struct BenchSizes {
   int memory_events = 1'000'000;
   int retained_published_large = 10'000'000;
   int scale_events = 40'000;
+  int catchup_events = 200'000;  // the Debezium comparison's backlog
   double baseline_seconds = 3;
   double latency_window_seconds = 10;
   int latency_windows = 3;
@@ -33,7 +34,10 @@ struct BenchSizes {
 struct BenchContext {
   BenchSizes sizes;
   test::TestDatabase& db;
-  test::TestBroker& broker;
+  // The suite's test broker (its control commands); null when the run uses a real cluster.
+  test::TestBroker* broker;
+  // Where relays and readers connect: the test broker's or the real cluster's bootstrap.
+  std::string bootstrap;
   MysqlSession& session;
   std::string out_dir;
   int topic_counter = 0;

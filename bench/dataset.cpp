@@ -1,12 +1,32 @@
 #include "dataset.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace outbox::bench {
 
 void clear_outbox(BenchContext& context) {
   context.db.exec("TRUNCATE TABLE outbox_event");
 }
+
+namespace {
+
+// INSERT ... SELECT of rows `<prefix>-<first + seq>` from MariaDB's sequence engine
+// (`seq_1_to_<rows>`); `aggregate` and `created_at` are SQL over seq.
+std::string insert_rows(const std::string& prefix, const std::string& first, long rows,
+                        const std::string& aggregate, const std::string& status,
+                        const std::string& created_at, const std::string& published_at) {
+  return "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+         "event_version, payload, status, created_at, published_at) SELECT CONCAT('" +
+         prefix + "-', seq + " + first + "), 'order', CONCAT('agg-', " + aggregate + " + " + first +
+         "), 'ORDER_ACCEPTED', 1, CONCAT('{\"order_id\": ', seq, ', \"tenant_id\": 7, "
+         "\"version\": 1, \"status\": \"ACCEPTED\", \"total_cents\": 12990, \"currency\": "
+         "\"EUR\", \"items\": 3}'), '" +
+         status + "', " + created_at + ", " + published_at + " FROM seq_1_to_" +
+         std::to_string(rows);
+}
+
+}  // namespace
 
 void load_events(BenchContext& context, const std::string& prefix, long count,
                  const std::string& status, long aggregates) {
@@ -16,20 +36,29 @@ void load_events(BenchContext& context, const std::string& prefix, long count,
   const std::string published = status == "PUBLISHED" ? "CURRENT_TIMESTAMP(6)" : "NULL";
   for (long first = 0; first < count; first += kSlice) {
     const long slice = std::min(kSlice, count - first);
-    context.db.exec(
-        "SET SESSION sql_log_bin = 0; "
-        "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
-        "event_version, payload, status, created_at, published_at) SELECT CONCAT('" +
-        prefix + "-', seq + " + std::to_string(first) + "), 'order', CONCAT('agg-', " + aggregate +
-        " + " + std::to_string(first) +
-        "), 'ORDER_ACCEPTED', 1, CONCAT('{\"order_id\": ', seq, ', \"tenant_id\": 7, "
-        "\"version\": 1, \"status\": \"ACCEPTED\", \"total_cents\": 12990, \"currency\": "
-        "\"EUR\", \"items\": 3}'), '" +
-        status + "', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL (seq + " +
-        std::to_string(first) + ") MICROSECOND, " + published + " FROM seq_1_to_" +
-        std::to_string(slice));
+    const std::string offset = std::to_string(first);
+    context.db.exec("SET SESSION sql_log_bin = 0; " +
+                    insert_rows(prefix, offset, slice, aggregate, status,
+                                "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL (seq + " +
+                                    offset + ") MICROSECOND",
+                                published));
   }
   context.db.exec("ANALYZE TABLE outbox_event");
+}
+
+void commit_events(BenchContext& context, const std::string& prefix, long count) {
+  constexpr long kRowsPerTransaction = 100;
+  if (count % kRowsPerTransaction != 0) {
+    throw std::invalid_argument("commit_events: count must be a multiple of 100");
+  }
+  // One client call: a compound statement whose INSERTs autocommit one by one, so the binary
+  // log holds count / 100 transactions (the client reads it from stdin: its own delimiter).
+  context.db.exec("DELIMITER //\nBEGIN NOT ATOMIC DECLARE done BIGINT DEFAULT 0; WHILE done < " +
+                  std::to_string(count) + " DO " +
+                  insert_rows(prefix, "done", kRowsPerTransaction, "seq", "PENDING",
+                              "CURRENT_TIMESTAMP(6)", "NULL") +
+                  "; SET done = done + " + std::to_string(kRowsPerTransaction) +
+                  "; END WHILE; END//\nDELIMITER ;\n");
 }
 
 bool outbox_drained(BenchContext& context) {

@@ -16,6 +16,11 @@ void clear_outbox(BenchContext& context);
 void load_events(BenchContext& context, const std::string& prefix, long count,
                  const std::string& status, long aggregates = 0);
 
+// Commits `count` PENDING rows "<prefix>-<n>" (one aggregate each, the same payload as
+// load_events, created_at = the commit's CURRENT_TIMESTAMP(6)) in transactions of 100 rows,
+// with the binary log on: traffic a change-data-capture reader sees, as writers commit it.
+void commit_events(BenchContext& context, const std::string& prefix, long count);
+
 // True when no row is waiting (PENDING, PUBLISHING, RETRY, BLOCKED): one index probe.
 bool outbox_drained(BenchContext& context);
 

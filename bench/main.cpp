@@ -2,6 +2,9 @@
 // run on the same machine, reported as ratios (the machine is shared and noisy; absolute
 // numbers drift, ratios hold).
 //   outbox-bench [--smoke] [--out DIR]
+//   outbox-bench --debezium [--smoke] [--out DIR]   the relay side by side with Debezium on a
+//       real 3-node Kafka cluster (bench/anchors/debezium/; report in DIR, default
+//       bench/out/debezium)
 //   outbox-bench drain EVENTS RELAYS [RELAY_YAML [AGGREGATES]]   one drain, for tuning sweeps:
 //       outbox-bench drain 200000 1 "  workers: 4"  (YAML lines go under relay:)
 //       outbox-bench drain 100000 1 "  ordering: none" 1000  (1000 aggregates, 100 events each)
@@ -18,13 +21,17 @@
 
 #include "baselines.hpp"
 #include "bench_context.hpp"
+#include "harness/kafka_cluster.hpp"
 #include "relay_runs.hpp"
 #include "report.hpp"
+#include "report_debezium.hpp"
 #include "suite.hpp"
+#include "test_env.hpp"
+#include "vs_debezium.hpp"
 
 namespace {
 
-std::string environment(outbox::test::TestDatabase& db) {
+std::string environment(outbox::test::TestDatabase& db, const std::string& broker) {
   std::string memory;
   std::ifstream meminfo("/proc/meminfo");
   std::getline(meminfo, memory);
@@ -32,8 +39,7 @@ std::string environment(outbox::test::TestDatabase& db) {
   uname(&host);
   return "Machine: " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + memory + ", " +
          host.sysname + " " + host.release + ". MariaDB " + db.scalar("SELECT VERSION()") +
-         ", librdkafka " + rd_kafka_version_str() +
-         ", test broker: librdkafka mock cluster (3 brokers) over TCP.\n";
+         ", librdkafka " + rd_kafka_version_str() + ", " + broker + ".\n";
 }
 
 // What every entry point does around its measurement: a database of its own, a test broker
@@ -48,11 +54,38 @@ int run_bench(int brokers, int partitions, const outbox::bench::BenchSizes& size
     outbox::test::TestBroker broker(brokers, partitions);
     auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
     if (!session) throw std::runtime_error(session.error().message);
-    outbox::bench::BenchContext context{sizes, db, broker, *session.value(), out};
+    outbox::bench::BenchContext context{sizes, db, &broker, broker.bootstrap(), *session.value(),
+                                        out};
     body(context);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "outbox-bench: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+// The comparison with Debezium: a real Kafka cluster (no proxies) instead of the test broker.
+int debezium_comparison(const outbox::bench::BenchSizes& sizes, const std::string& out) {
+  try {
+    outbox::init_mysql_driver();
+    outbox::test::TestDatabase db;
+    outbox::test::TempDir kafka_dir("outbox-bench-kafka");
+    const outbox::harness::KafkaCluster cluster(
+        outbox::test::source_dir() + "/scripts/kafka-cluster.sh", kafka_dir.path(),
+        outbox::harness::KafkaCluster::Wiring::direct);
+    auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
+    if (!session) throw std::runtime_error(session.error().message);
+    outbox::bench::BenchContext context{sizes, db, nullptr, cluster.bootstrap(), *session.value(),
+                                        out};
+    const outbox::bench::DebeziumComparison comparison =
+        outbox::bench::compare_with_debezium(context, cluster);
+    outbox::bench::write_debezium_report(
+        comparison, context,
+        environment(db, "Apache Kafka " + cluster.version() + " (3 KRaft nodes on loopback)"));
+    std::cout << std::ifstream(out + "/report.md").rdbuf();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "outbox-bench --debezium: " << e.what() << "\n";
     return 1;
   }
 }
@@ -86,7 +119,8 @@ int single_drain(long events, int relays, const std::string& relay_yaml, long ag
 
 int main(int argc, char** argv) {
   outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
-  std::string out = "bench/out";
+  std::string out;
+  bool debezium = false;
   if (argc == 5 && std::string(argv[1]) == "ldb") {
     return single_db_limit(std::stoi(argv[2]), std::stod(argv[3]), std::stoi(argv[4]));
   }
@@ -98,17 +132,23 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--smoke") {
       sizes = outbox::bench::BenchSizes::smoke_run();
+    } else if (arg == "--debezium") {
+      debezium = true;
     } else if (arg == "--out" && i + 1 < argc) {
       out = argv[++i];
     } else {
-      std::cerr << "usage: outbox-bench [--smoke] [--out DIR]\n";
+      std::cerr << "usage: outbox-bench [--debezium] [--smoke] [--out DIR]\n";
       return 64;
     }
   }
+  if (out.empty()) out = debezium ? "bench/out/debezium" : "bench/out";
   std::filesystem::create_directories(out);
+  if (debezium) return debezium_comparison(sizes, out);
   return run_bench(3, 8, sizes, out, [&](outbox::bench::BenchContext& context) {
     const outbox::bench::SuiteResults results = outbox::bench::run_suite(context);
-    outbox::bench::write_report(results, context, environment(context.db));
+    outbox::bench::write_report(
+        results, context,
+        environment(context.db, "test broker: librdkafka mock cluster (3 brokers) over TCP"));
     std::cout << std::ifstream(out + "/report.md").rdbuf();
   });
 }

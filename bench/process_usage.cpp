@@ -24,6 +24,18 @@ double cpu_seconds(pid_t pid) {
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+double machine_busy_seconds() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  in >> cpu;  // "cpu": the sum over all cores
+  // user nice system idle iowait irq softirq steal: everything but idle and iowait is busy.
+  double fields[8] = {};
+  for (double& field : fields)
+    in >> field;
+  const double busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7];
+  return busy / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 double peak_rss_mib(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(in, line);) {

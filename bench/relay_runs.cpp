@@ -31,13 +31,14 @@ pid_t database_pid() {
 RelayUnderTest::RelayUnderTest(BenchContext& context, const std::string& topic,
                                const std::string& instance, const std::string& extra_relay_yaml) {
   const MysqlEndpoint endpoint = context.db.endpoint();
-  const std::string config = dir_.write(
-      "relay.yaml",
-      "mysql:\n  host: " + endpoint.host + "\n  port: " + std::to_string(endpoint.port) +
-          "\n  user: " + endpoint.user + "\n  password: " + endpoint.password + "\n  database: " +
-          endpoint.database + "\nkafka:\n  bootstrap_servers: " + context.broker.bootstrap() +
-          "\n  topic: " + topic + "\nrelay:\n  instance_id: " + instance + "\n" + extra_relay_yaml +
-          "log:\n  stats_interval: 0s\nmetrics:\n  listen: 127.0.0.1:0\n");
+  const std::string config =
+      dir_.write("relay.yaml",
+                 "mysql:\n  host: " + endpoint.host + "\n  port: " + std::to_string(endpoint.port) +
+                     "\n  user: " + endpoint.user + "\n  password: " + endpoint.password +
+                     "\n  database: " + endpoint.database +
+                     "\nkafka:\n  bootstrap_servers: " + context.bootstrap + "\n  topic: " + topic +
+                     "\nrelay:\n  instance_id: " + instance + "\n" + extra_relay_yaml +
+                     "log:\n  stats_interval: 0s\nmetrics:\n  listen: 127.0.0.1:0\n");
   process_ = std::make_unique<test::ChildProcess>(
       std::vector<std::string>{test::relay_binary(), "--config", config}, dir_.file("relay.log"));
 }
@@ -61,7 +62,7 @@ DrainRun drain_loaded(BenchContext& context, int relays, bool count_deliveries,
                       const std::string& extra_relay_yaml) {
   const std::string topic = context.next_topic("drain");
   // The topic exists before the clock starts: broker-side topic creation is not the relay's.
-  context.broker.command("topic " + topic + " 8 3");
+  context.broker->command("topic " + topic + " 8 3");
   const pid_t db = database_pid();
   const double db_cpu_before = db != 0 ? cpu_seconds(db) : 0;
   const auto started = Clock::now();
@@ -89,7 +90,7 @@ DrainRun drain_loaded(BenchContext& context, int relays, bool count_deliveries,
   run.rate = published_rate(context);
   if (count_deliveries) {
     std::map<std::string, int> seen;
-    for (const auto& record : test::read_topic(context.broker.bootstrap(), topic)) {
+    for (const auto& record : test::read_topic(context.bootstrap, topic)) {
       ++seen[record.headers.at("event_id")];
       ++run.deliveries;
     }

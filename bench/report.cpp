@@ -3,34 +3,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "child_process.hpp"
+#include "report_tools.hpp"
 
 namespace outbox::bench {
 namespace {
 
-std::string verdict(bool met) {
-  return met ? "met" : "**missed**";
-}
-
-std::string ratio(double numerator, double denominator) {
-  return denominator > 0 ? format_number(numerator / denominator, 2) : "n/a";
-}
-
 double serial_bound(double db, double broker) {
   return db > 0 && broker > 0 ? 1.0 / (1.0 / db + 1.0 / broker) : 0;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
-
-void plot(const std::string& out, const std::string& name, const std::string& data,
-          const std::string& script) {
-  write_file(out + "/" + name + ".dat", data);
-  write_file(out + "/" + name + ".gp",
-             "set terminal pngcairo size 900,500 noenhanced\nset output '" + out + "/" + name +
-                 ".png'\nset grid\n" + script);
-  test::run_command({"gnuplot", out + "/" + name + ".gp"});
 }
 
 }  // namespace

@@ -5,10 +5,19 @@
 # its own test broker. Report and plots: bench/out/ (report.md, *.png).
 #   bench/run.sh [--smoke] [--out DIR]     (--smoke: a seconds-long run that only proves the
 #                                            suite works)
+#   bench/run.sh --debezium [--smoke] [--out DIR]
+#                                           the relay side by side with Debezium (Kafka Connect
+#                                           standalone, bench/anchors/debezium/) on a real 3-node
+#                                           Kafka cluster; report in bench/out/debezium/
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 "$root/scripts/deps.sh" gnuplot-nox
+if [[ " $* " == *" --debezium "* ]]; then
+  # The broker and Debezium come from Maven Central into .local/ (once; reused after).
+  "$root/scripts/kafka-cluster.sh" fetch
+  "$root/bench/anchors/debezium/debezium.sh" fetch
+fi
 echo "==> building"
 "$root/scripts/build.sh" "$root/build" >/dev/null
 

@@ -35,9 +35,12 @@ long pending_rows(MysqlSession& session) {
 
 }  // namespace
 
-LatencyPhase measure_latency(BenchContext& context, double rate, int phase) {
-  LatencyPhase result;
-  result.target_rate = rate;
+std::string latency_event_prefix(int phase, int window) {
+  return "lat-" + std::to_string(phase) + "-" + std::to_string(window) + "-";
+}
+
+double write_orders(BenchContext& context, double rate, int phase,
+                    const std::function<void()>& sample) {
   const double window = context.sizes.latency_window_seconds;
   const int windows = context.sizes.latency_windows;
   // A warm-up window, not measured (index -1): the relay settles into the new rate first.
@@ -61,8 +64,7 @@ LatencyPhase measure_latency(BenchContext& context, double rate, int phase) {
         const double since = std::chrono::duration<double>(Clock::now() - started).count();
         const int index = since < 0 ? -1 : static_cast<int>(since / window);
         const long order = g_next_order++;
-        const std::string event_id = "lat-" + std::to_string(phase) + "-" + std::to_string(index) +
-                                     "-" + std::to_string(order);
+        const std::string event_id = latency_event_prefix(phase, index) + std::to_string(order);
         // The writer library's transaction, as a service would commit it.
         const writer::SubmitResult submitted = order_writer.submit(
             {7, "req-" + std::to_string(order), order, event_id, 1,
@@ -77,13 +79,21 @@ LatencyPhase measure_latency(BenchContext& context, double rate, int phase) {
     });
   }
   while (Clock::now() < ends) {
-    result.max_backlog = std::max(result.max_backlog, pending_rows(context.session));
+    sample();
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  result.final_backlog = pending_rows(context.session);
   writers.clear();
-  result.achieved_rate = static_cast<double>(written.load()) /
-                         (window * windows + std::chrono::duration<double>(warm_up).count());
+  return static_cast<double>(written.load()) /
+         (window * windows + std::chrono::duration<double>(warm_up).count());
+}
+
+LatencyPhase measure_latency(BenchContext& context, double rate, int phase) {
+  LatencyPhase result;
+  result.target_rate = rate;
+  result.achieved_rate = write_orders(context, rate, phase, [&] {
+    result.max_backlog = std::max(result.max_backlog, pending_rows(context.session));
+  });
+  result.final_backlog = pending_rows(context.session);
   const auto wait_started = Clock::now();
   while (!outbox_drained(context)) {
     if (Clock::now() - wait_started > std::chrono::minutes(5)) {
@@ -91,12 +101,12 @@ LatencyPhase measure_latency(BenchContext& context, double rate, int phase) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  for (int w = 0; w < windows; ++w) {
+  for (int w = 0; w < context.sizes.latency_windows; ++w) {
     std::vector<double> sample;
     for (const auto& row : context.db.query(
              "SELECT TIMESTAMPDIFF(MICROSECOND, created_at, published_at) FROM outbox_event "
-             "WHERE event_id LIKE 'lat-" +
-             std::to_string(phase) + "-" + std::to_string(w) + "-%'")) {
+             "WHERE event_id LIKE '" +
+             latency_event_prefix(phase, w) + "%'")) {
       sample.push_back(std::stod(row[0]) / 1000.0);
     }
     if (sample.empty()) continue;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian bookworm machine as root: installs packages,
-# checks formatting, builds twice (plain, and ASan+UBSan), fetches the Kafka broker (Maven
-# Central, once), starts a private MariaDB, and runs every test with ctest against it, against
-# mock clusters and against real 3-node Kafka clusters the tests start themselves.
+# checks formatting, builds twice (plain, and ASan+UBSan), fetches the Kafka broker and
+# Debezium (Maven Central, once), starts a private MariaDB, and runs every test with ctest
+# against it, against mock clusters and against real 3-node Kafka clusters the tests start
+# themselves.
 #   scripts/test.sh [ctest args...]     e.g. scripts/test.sh -L unit
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +26,8 @@ phase "building with AddressSanitizer + UndefinedBehaviorSanitizer"
 
 phase "fetching the Kafka broker for the real-cluster tests (cached under .local/)"
 "$root/scripts/kafka-cluster.sh" fetch
+phase "fetching Debezium and Kafka Connect for the comparison's smoke run (cached under .local/)"
+"$root/bench/anchors/debezium/debezium.sh" fetch
 
 db_dir=$root/.local/test-mariadb
 "$root/scripts/local-mariadb.sh" start "$db_dir"

@@ -28,10 +28,10 @@ std::string env_value(const std::string& env_file, const std::string& name) {
 
 }  // namespace
 
-KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir)
+KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir, Wiring wiring)
     : script_(script), dir_(dir) {
   std::string advertised;
-  for (int node = 1; node <= kNodes; ++node) {
+  for (int node = 1; wiring == Wiring::proxied && node <= kNodes; ++node) {
     proxies_.push_back(std::make_unique<TcpProxy>());
     advertised += (node > 1 ? "," : "") + std::to_string(proxies_.back()->port());
   }
@@ -48,7 +48,8 @@ KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir)
   int internal = 0;
   int controller = 0;
   int advertised_port = 0;
-  while (ports >> node >> client >> internal >> controller >> advertised_port) {
+  while (wiring == Wiring::proxied &&
+         ports >> node >> client >> internal >> controller >> advertised_port) {
     proxy(node).set_upstream("127.0.0.1", client);
   }
   bootstrap_ = env_value(dir_ + "/env", "OUTBOX_KAFKA_BOOTSTRAP");

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "mysql/mysql_session.hpp"
+
+namespace outbox::bench {
+
+// MariaDB's statement counters now (SHOW GLOBAL STATUS: Questions, Com_stmt_execute,
+// Com_commit, Com_select, Com_rollback), by name. The SHOW itself counts once in Questions.
+std::map<std::string, double> statement_counters(MysqlSession& session);
+
+// innodb_flush_log_at_trx_commit and sync_binlog as the server runs now.
+std::pair<int, int> durability(MysqlSession& session);
+
+// Sets the server's durability settings (both are dynamic: no restart) and returns them as
+// they read back: "innodb_flush_log_at_trx_commit=1, sync_binlog=1, binlog_format=ROW".
+std::string set_durability(MysqlSession& session, int flush_log_at_trx_commit, int sync_binlog);
+
+}  // namespace outbox::bench
