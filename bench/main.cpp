@@ -72,7 +72,7 @@ int debezium_comparison(const outbox::bench::BenchSizes& sizes, const std::strin
     outbox::test::TempDir kafka_dir("outbox-bench-kafka");
     const outbox::harness::KafkaCluster cluster(
         outbox::test::source_dir() + "/scripts/kafka-cluster.sh", kafka_dir.path(),
-        outbox::harness::KafkaCluster::Wiring::direct);
+        outbox::harness::KafkaCluster::Wiring::kDirect);
     auto session = outbox::MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
     if (!session) throw std::runtime_error(session.error().message);
     outbox::bench::BenchContext context{sizes, db, nullptr, cluster.bootstrap(), *session.value(),

@@ -31,7 +31,7 @@ std::string env_value(const std::string& env_file, const std::string& name) {
 KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir, Wiring wiring)
     : script_(script), dir_(dir) {
   std::string advertised;
-  for (int node = 1; wiring == Wiring::proxied && node <= kNodes; ++node) {
+  for (int node = 1; wiring == Wiring::kProxied && node <= kNodes; ++node) {
     proxies_.push_back(std::make_unique<TcpProxy>());
     advertised += (node > 1 ? "," : "") + std::to_string(proxies_.back()->port());
   }
@@ -48,7 +48,7 @@ KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir, Wi
   int internal = 0;
   int controller = 0;
   int advertised_port = 0;
-  while (wiring == Wiring::proxied &&
+  while (wiring == Wiring::kProxied &&
          ports >> node >> client >> internal >> controller >> advertised_port) {
     proxy(node).set_upstream("127.0.0.1", client);
   }

@@ -18,11 +18,11 @@ class KafkaCluster {
   static constexpr int kNodes = 3;
   // Direct: no proxies, clients reach the brokers themselves (the benchmarks: a proxy would
   // add its own copy and CPU to every figure).
-  enum class Wiring { proxied, direct };
+  enum class Wiring { kProxied, kDirect };
 
   // `script`: scripts/kafka-cluster.sh of the source tree. Throws with the script's output when
   // the cluster does not come up; never falls back to anything else.
-  KafkaCluster(const std::string& script, const std::string& dir, Wiring wiring = Wiring::proxied);
+  KafkaCluster(const std::string& script, const std::string& dir, Wiring wiring = Wiring::kProxied);
   ~KafkaCluster();
   KafkaCluster(const KafkaCluster&) = delete;
   KafkaCluster& operator=(const KafkaCluster&) = delete;
@@ -45,7 +45,7 @@ class KafkaCluster {
   void start_node(int node) const;
   // Waits until every partition of topic has a leader again (after a kill or restart).
   void wait_leaders(const std::string& topic) const;
-  // The proxy in front of node 1..3's client listener (Wiring::proxied only).
+  // The proxy in front of node 1..3's client listener (Wiring::kProxied only).
   TcpProxy& proxy(int node) { return *proxies_.at(static_cast<size_t>(node - 1)); }
   // The node's log (server.log).
   std::string node_log(int node) const;
