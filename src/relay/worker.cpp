@@ -59,7 +59,7 @@ Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShar
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
-  if (store_ && store_->connected()) return true;
+  if (store_ && !store_->known_broken()) return true;
   const bool was_connected = store_ != nullptr;
   store_.reset();
   Outcome<std::unique_ptr<ClaimStore>> opened = open_store_();
@@ -96,7 +96,7 @@ void Worker::run(const std::stop_token& stop) {
     Outcome<ClaimedBatch> claimed = store_->claim(token, batch_size, settings_.lease);
     stats_.claim_seconds.Observe(
         std::chrono::duration<double>(steady_clock::now() - claim_started).count());
-    health_.set_database_ok(store_->connected());
+    health_.set_database_ok(!store_->known_broken());
     if (!claimed) {
       ++stats_.db_errors;
       const Micros pause = backoff_.next();
@@ -135,10 +135,10 @@ void Worker::run(const std::stop_token& stop) {
     }
     empty_streak_ = 0;
     polls_.found_work();
-    if (!batch.reclaimed.empty()) {
-      stats_.leases_reclaimed += batch.reclaimed.size();
+    if (!batch.reclaimed_notes.empty()) {
+      stats_.leases_reclaimed += batch.reclaimed_notes.size();
       spdlog::info("worker {}: claim {} took over {} expired leases: {}", settings_.index,
-                   token.value(), batch.reclaimed.size(), some_ids(batch.reclaimed));
+                   token.value(), batch.reclaimed_notes.size(), some_ids(batch.reclaimed_notes));
     }
     if (batch.retried > 0) {
       spdlog::info("worker {}: claim {} retries {} events whose backoff ended", settings_.index,
@@ -279,7 +279,7 @@ auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op
 void Worker::mark(const InFlightBatch& batch, const std::vector<std::string>& ids) {
   if (ids.empty()) return;
   const LeaseToken& token = batch.claim.token;
-  Outcome<LeaseUpdateResult> marked =
+  Outcome<MarkResult> marked =
       retry_until(batch.lease_ends, "mark published",
                   [&](ClaimStore& store) { return store.mark_published(token, ids); });
   if (!marked) {
@@ -290,7 +290,7 @@ void Worker::mark(const InFlightBatch& batch, const std::vector<std::string>& id
         settings_.index, token.value(), ids.size(), marked.error().message, some_ids(ids));
     return;
   }
-  const std::vector<std::string>& lost = marked.value().lease_lost;
+  const std::vector<std::string>& lost = marked.value().refused;
   stats_.events_published += ids.size() - lost.size();
   wake_successors(ids);
   stats_.marks_refused += lost.size();
@@ -315,7 +315,7 @@ void Worker::release(const InFlightBatch& batch, const std::vector<std::string>&
     return;
   }
   stats_.events_released += released.value().changed;
-  for (const std::string& id : released.value().lease_lost) {
+  for (const std::string& id : released.value().no_longer_leased) {
     spdlog::info("event {}: not released, claim {} no longer holds its lease", id, token.value());
   }
 }
@@ -352,7 +352,7 @@ void Worker::record_failure(const InFlightBatch& batch, const std::vector<size_t
   // Logged and counted only now that the row says so. The SQL decides RETRY or FAILED from
   // the row's attempts; these lines repeat its rule with the attempts read at claim time,
   // which no one else changes while the claim holds the lease.
-  const std::vector<std::string>& lost = recorded.value().lease_lost;
+  const std::vector<std::string>& lost = recorded.value().no_longer_leased;
   for (size_t i : indices) {
     const OutboxEvent& event = events[i];
     if (std::find(lost.begin(), lost.end(), event.event_id) != lost.end()) {
