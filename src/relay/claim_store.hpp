@@ -1,7 +1,7 @@
 #pragma once
 
-#include <compare>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "config/duration.hpp"
@@ -33,7 +33,11 @@ struct PublishFailure {
   bool permanent = false;  // FAILED at once; otherwise RETRY with backoff until max attempts
   std::string error;       // last_error
 
-  friend auto operator<=>(const PublishFailure&, const PublishFailure&) = default;
+  friend bool operator==(const PublishFailure&, const PublishFailure&) = default;
+  // Groups failures by what is stored (settlement.hpp): permanent, then error text.
+  friend bool operator<(const PublishFailure& a, const PublishFailure& b) {
+    return std::tie(a.permanent, a.error) < std::tie(b.permanent, b.error);
+  }
 };
 
 // What a mark did. A row it refused was delivered, but another claim holds it now (our lease
