@@ -93,7 +93,7 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
           std::vector<std::string> ids;
           for (const OutboxEvent& event : claimed.value().events)
             ids.push_back(event.event_id);
-          Outcome<LeaseUpdateResult> marked = store.mark_published(token, ids);
+          Outcome<MarkResult> marked = store.mark_published(token, ids);
           while (!marked && transient(marked.error()))
             marked = store.mark_published(token, ids);
           if (!marked) {

@@ -1,5 +1,6 @@
 #include "claim_sql.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace outbox::claim_sql {
@@ -58,6 +59,15 @@ std::string placeholders(size_t n) {
   return out;
 }
 
+void Parameters::ids(const IdChunk& chunk) {
+  for (size_t i = 0; i < chunk.capacity; ++i)
+    text(chunk.ids[chunk.begin + std::min(i, chunk.count - 1)]);
+}
+
+void ScanLimit::bind(Parameters& out) const {
+  out.count(limit);
+}
+
 std::string select_pending(Ordering ordering) {
   return claim_scan(ordering, "", "idx_outbox_pending", "e.status = 'PENDING'",
                     "e.created_at, e.event_id");
@@ -91,10 +101,20 @@ std::string park_blocked(size_t capacity) {
          placeholders(capacity) + ")";
 }
 
+void ParkBlocked::bind(Parameters& out, const IdChunk& ids) const {
+  out.integer(recheck_max.count());
+  out.integer(recheck_min.count());
+  out.ids(ids);
+}
+
 std::string wake_blocked(size_t capacity) {
   return "UPDATE outbox_event SET status = 'PENDING', next_attempt_at = NULL"
          " WHERE event_id IN (" +
          placeholders(capacity) + ") AND status = 'BLOCKED'";
+}
+
+void WakeBlocked::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
 }
 
 std::string select_wakeable(size_t capacity) {
@@ -103,6 +123,10 @@ std::string select_wakeable(size_t capacity) {
   return "SELECT DISTINCT h.event_id FROM (SELECT " + oldest_unpublished("o.event_id", "m") +
          " AS head FROM outbox_event m WHERE m.event_id IN (" + placeholders(capacity) +
          ")) heads JOIN outbox_event h ON h.event_id = heads.head WHERE h.status = 'BLOCKED'";
+}
+
+void SelectWakeable::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
 }
 
 std::string lease_rows(size_t capacity) {
@@ -114,6 +138,13 @@ std::string lease_rows(size_t capacity) {
          placeholders(capacity) + ")";
 }
 
+void LeaseRows::bind(Parameters& out, const IdChunk& ids) const {
+  out.text(owner);
+  out.integer(lease.count());  // lease_until
+  out.integer(lease.count());  // next_attempt_at
+  out.ids(ids);
+}
+
 std::string mark_published(size_t capacity) {
   return "UPDATE outbox_event"
          " SET status = 'PUBLISHED', published_at = CURRENT_TIMESTAMP(6), published_by = ?,"
@@ -122,9 +153,20 @@ std::string mark_published(size_t capacity) {
          placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
 }
 
+void MarkPublished::bind(Parameters& out, const IdChunk& ids) const {
+  out.text(owner);  // published_by
+  out.ids(ids);
+  out.text(owner);  // the lease condition
+}
+
 std::string select_marked_by(size_t capacity) {
   return "SELECT event_id FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
          ") AND status = 'PUBLISHED' AND published_by = ?";
+}
+
+void SelectMarkedBy::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
+  out.text(owner);
 }
 
 std::string release(size_t capacity) {
@@ -134,9 +176,18 @@ std::string release(size_t capacity) {
          placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
 }
 
+void Release::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
+  out.text(owner);
+}
+
 std::string select_released(size_t capacity) {
   return "SELECT event_id FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
          ") AND status = 'PENDING' AND lease_owner IS NULL";
+}
+
+void SelectReleased::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
 }
 
 std::string record_retriable_failure(size_t capacity) {
@@ -152,9 +203,24 @@ std::string record_retriable_failure(size_t capacity) {
          placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
 }
 
+void RecordRetriableFailure::bind(Parameters& out, const IdChunk& ids) const {
+  out.integer(max_attempts);  // status
+  out.integer(max_attempts);  // next_attempt_at
+  out.integer(backoff_max.count());
+  out.integer(backoff_initial.count());
+  out.text(last_error);
+  out.ids(ids);
+  out.text(owner);
+}
+
 std::string select_held_by(size_t capacity) {
   return "SELECT event_id FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
          ") AND status = 'PUBLISHING' AND lease_owner = ? FOR UPDATE";
+}
+
+void SelectHeldBy::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
+  out.text(owner);
 }
 
 std::string record_permanent_failure(size_t capacity) {
@@ -163,6 +229,12 @@ std::string record_permanent_failure(size_t capacity) {
          " last_error = ?, lease_owner = NULL, lease_until = NULL"
          " WHERE event_id IN (" +
          placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
+}
+
+void RecordPermanentFailure::bind(Parameters& out, const IdChunk& ids) const {
+  out.text(last_error);
+  out.ids(ids);
+  out.text(owner);
 }
 
 }  // namespace outbox::claim_sql

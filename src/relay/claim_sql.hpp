@@ -2,7 +2,11 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "config/duration.hpp"
 
 namespace outbox {
 
@@ -30,71 +34,175 @@ size_t id_list_capacity(size_t n);
 // "?, ?, ?" with n placeholders (n >= 1).
 std::string placeholders(size_t n);
 
-// Column list shared by the claim scans; its order is what the store reads. Every scan adds a
-// `blocked` column (1 when, in per-aggregate mode, an older event of the row's aggregate is
-// still unpublished; always 0 without ordering), and some a last column after it.
+// One run of an id-list statement: ids[begin, begin + count) in `capacity` placeholders.
+struct IdChunk {
+  const std::vector<std::string>& ids;
+  size_t begin = 0;
+  size_t count = 0;
+  size_t capacity = 0;  // id_list_capacity(count)
+};
+
+// Takes a statement's parameters in the order of its placeholders (the MySQL store binds them
+// to the prepared statement; tests record them). Each statement below has a binder that calls
+// it in its SQL's order, so callers name values and never count positions.
+class Parameters {
+ public:
+  virtual ~Parameters() = default;
+  virtual void text(const std::string& value) = 0;
+  virtual void integer(int64_t value) = 0;
+  virtual void count(uint64_t value) = 0;
+  // capacity placeholders, padded by repeating the chunk's last id.
+  void ids(const IdChunk& chunk);
+};
+
+// Column list shared by the claim scans; its order is what the store reads (ScanColumn). Every
+// scan adds a `blocked` column (1 when, in per-aggregate mode, an older event of the row's
+// aggregate is still unpublished; always 0 without ordering), and some a last column after it.
 inline constexpr const char* kEventColumns =
     "e.event_id, e.aggregate_type, e.aggregate_id, e.event_type, e.event_version, e.payload, "
     "TIMESTAMPDIFF(MICROSECOND, e.created_at, CURRENT_TIMESTAMP(6)), e.attempts";
 
+// The claim scans' result columns, 1-based as a ResultSet reads them.
+struct ScanColumn {
+  static constexpr unsigned kEventId = 1;
+  static constexpr unsigned kAggregateType = 2;
+  static constexpr unsigned kAggregateId = 3;
+  static constexpr unsigned kEventType = 4;
+  static constexpr unsigned kEventVersion = 5;
+  static constexpr unsigned kPayload = 6;
+  static constexpr unsigned kAgeUs = 7;
+  static constexpr unsigned kAttempts = 8;
+  static constexpr unsigned kBlocked = 9;
+  static constexpr unsigned kPreviousOwner = 10;  // select_expired only
+};
+
+// The parameter of every scan below (a LIMIT).
+struct ScanLimit {
+  size_t limit = 0;
+  void bind(Parameters& out) const;
+};
+
 // PENDING rows, oldest first, read in the order of idx_outbox_pending (no sort), skipping
-// rows another relay is claiming right now. Param: limit.
+// rows another relay is claiming right now. Param: ScanLimit.
 std::string select_pending(Ordering ordering);
 
 // PUBLISHING rows whose lease ended before the database's now, along idx_outbox_due.
-// Param: limit. Last column: the previous lease owner.
+// Param: ScanLimit. Last column: the previous lease owner.
 std::string select_expired(Ordering ordering);
 
-// RETRY rows whose backoff is over, along idx_outbox_due. Param: limit.
+// RETRY rows whose backoff is over, along idx_outbox_due. Param: ScanLimit.
 std::string select_retry_due(Ordering ordering);
 
 // BLOCKED rows due for their safety-net recheck, along idx_outbox_due: (event_id, blocked).
-// Param: limit.
+// Param: ScanLimit.
 std::string select_blocked_due(Ordering ordering);
+
+// The statements over a list of event ids. Each has its SQL (one text per capacity) and a
+// binder struct holding the other values by name; bind() sets them and the ids in the order
+// of the SQL's placeholders (written beside each statement in claim_sql.cpp).
 
 // Parks rows that must wait for an older event of their aggregate: BLOCKED, out of the PENDING
 // range (so claims never read them again), with a recheck time that grows with the row's age
 // (age / 10, between min and max). Params: recheck max us, recheck min us, ids[capacity].
 std::string park_blocked(size_t capacity);
+struct ParkBlocked {
+  static constexpr auto sql = park_blocked;
+  Micros recheck_min;
+  Micros recheck_max;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // BLOCKED -> PENDING. Params: ids[capacity].
 std::string wake_blocked(size_t capacity);
+struct WakeBlocked {
+  static constexpr auto sql = wake_blocked;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // The BLOCKED rows of the given rows' aggregates that nothing holds back any more: the rows
 // to wake after those rows were published (or parked). Params: ids[capacity].
 std::string select_wakeable(size_t capacity);
+struct SelectWakeable {
+  static constexpr auto sql = select_wakeable;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // Leases the locked rows to one claim until database now + lease; next_attempt_at follows the
 // lease (it is when another relay may take the row over). Params: owner, lease us, lease us,
 // ids[capacity].
 std::string lease_rows(size_t capacity);
+struct LeaseRows {
+  static constexpr auto sql = lease_rows;
+  const std::string& owner;
+  Micros lease;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // Confirmed deliveries: PUBLISHING -> PUBLISHED, only while the lease is still ours.
 // Params: owner (published_by), ids[capacity], owner (lease condition).
 std::string mark_published(size_t capacity);
+struct MarkPublished {
+  static constexpr auto sql = mark_published;
+  const std::string& owner;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
-// Which of the ids this owner marked (to name lease-lost ids). Params: ids[capacity], owner.
+// Which of the ids this owner marked (to name the refused ones). Params: ids[capacity], owner.
 std::string select_marked_by(size_t capacity);
+struct SelectMarkedBy {
+  static constexpr auto sql = select_marked_by;
+  const std::string& owner;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // Rows the relay gave up on for reasons of its own (drain deadline, producer replaced) go
 // back to PENDING without counting an attempt. Params: ids[capacity], owner.
 std::string release(size_t capacity);
+struct Release {
+  static constexpr auto sql = release;
+  const std::string& owner;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // Which of the ids are PENDING and unleased after a release. Params: ids[capacity].
 std::string select_released(size_t capacity);
+struct SelectReleased {
+  static constexpr auto sql = select_released;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // Which of the ids this owner still holds, locked for the failure update that follows (once
 // that update has run, a row's lease no longer says whose it was). Params: ids[capacity],
 // owner.
 std::string select_held_by(size_t capacity);
+struct SelectHeldBy {
+  static constexpr auto sql = select_held_by;
+  const std::string& owner;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // A retriable publish failure: attempts + 1, then RETRY with exponential backoff and jitter
 // (min(max, initial * 2^attempts) scaled by a random factor in [0.5, 1), on the database
 // clock), or FAILED once attempts reaches max_attempts. Params: max_attempts, max_attempts,
 // backoff max us, backoff initial us, last_error, ids[capacity], owner.
 std::string record_retriable_failure(size_t capacity);
+struct RecordRetriableFailure {
+  static constexpr auto sql = record_retriable_failure;
+  int max_attempts;
+  Micros backoff_initial;
+  Micros backoff_max;
+  const std::string& last_error;
+  const std::string& owner;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // A permanent publish failure: FAILED at once. Params: last_error, ids[capacity], owner.
 std::string record_permanent_failure(size_t capacity);
+struct RecordPermanentFailure {
+  static constexpr auto sql = record_permanent_failure;
+  const std::string& last_error;
+  const std::string& owner;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 }  // namespace outbox::claim_sql

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "config/duration.hpp"
@@ -16,9 +17,9 @@ struct ClaimedBatch {
 
   LeaseToken token;
   std::vector<OutboxEvent> events;
-  // "<event id> (was <owner>)" for events whose previous lease had expired (a dead or
-  // stalled owner).
-  std::vector<std::string> reclaimed;
+  // Log text, one note per event taken over from an expired lease (a dead or stalled owner):
+  // "<event id> (was <previous owner>)".
+  std::vector<std::string> reclaimed_notes;
   // How many of `events` are RETRY rows whose backoff ended.
   size_t retried = 0;
   // Rows this claim found held back by an older event of their aggregate and parked as
@@ -31,14 +32,26 @@ struct ClaimedBatch {
 struct PublishFailure {
   bool permanent = false;  // FAILED at once; otherwise RETRY with backoff until max attempts
   std::string error;       // last_error
+
+  friend bool operator==(const PublishFailure&, const PublishFailure&) = default;
+  // Groups failures by what is stored (settlement.hpp): permanent, then error text.
+  friend bool operator<(const PublishFailure& a, const PublishFailure& b) {
+    return std::tie(a.permanent, a.error) < std::tie(b.permanent, b.error);
+  }
 };
 
-// What a conditional update (mark, release or record failure) did. Rows the condition refused are
-// events whose lease this claim no longer holds: another claim reclaimed them after our lease
-// expired.
+// What a mark did. A row it refused was delivered, but another claim holds it now (our lease
+// expired and the row was taken over): that claim publishes it again, an expected duplicate.
+struct MarkResult {
+  size_t changed = 0;
+  std::vector<std::string> refused;
+};
+
+// What a release or a record failure did. Rows no longer leased to this claim (another claim
+// took them over after our lease expired) are left as they are.
 struct LeaseUpdateResult {
   size_t changed = 0;
-  std::vector<std::string> lease_lost;
+  std::vector<std::string> no_longer_leased;
 };
 
 // The database side of claim -> publish -> mark. Every method is one short transaction;
@@ -54,8 +67,8 @@ class ClaimStore {
   virtual Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease) = 0;
 
   // PUBLISHING -> PUBLISHED for rows still leased to `token`; only for confirmed deliveries.
-  virtual Outcome<LeaseUpdateResult> mark_published(const LeaseToken& token,
-                                                    const std::vector<std::string>& ids) = 0;
+  virtual Outcome<MarkResult> mark_published(const LeaseToken& token,
+                                             const std::vector<std::string>& ids) = 0;
 
   // PUBLISHING -> PENDING for rows still leased to `token`, without counting an attempt: for
   // deliveries the relay itself gave up on (drain deadline, producer replaced).
@@ -75,8 +88,9 @@ class ClaimStore {
   // of the two checks sees the other's commit, and no wakeup is lost. Returns how many woke.
   virtual Outcome<size_t> wake_successors(const std::vector<std::string>& ids) = 0;
 
-  // Whether the store's session is usable; false after a connection error.
-  virtual bool connected() const = 0;
+  // True once a connection error showed the session unusable (the worker then opens a new
+  // store). False says only that no error has shown it broken yet, not that the server is up.
+  virtual bool known_broken() const = 0;
 };
 
 }  // namespace outbox

@@ -8,7 +8,6 @@
 #include <unordered_set>
 
 #include "claim_sql.hpp"
-#include "mysql/id_list_binding.hpp"
 #include "mysql/mysql_error.hpp"
 
 namespace outbox {
@@ -19,6 +18,19 @@ namespace {
 class ClaimInconsistency : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// Binds a statement's parameters in the order its claim_sql binder gives them.
+class StatementParameters final : public claim_sql::Parameters {
+ public:
+  explicit StatementParameters(sql::PreparedStatement& statement) : statement_(statement) {}
+  void text(const std::string& value) override { statement_.setString(next_++, value); }
+  void integer(int64_t value) override { statement_.setInt64(next_++, value); }
+  void count(uint64_t value) override { statement_.setUInt64(next_++, value); }
+
+ private:
+  sql::PreparedStatement& statement_;
+  unsigned next_ = 1;
 };
 
 std::vector<std::string> missing_from(const std::vector<std::string>& ids,
@@ -55,30 +67,33 @@ Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
 }
 
 void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
-                           std::vector<std::string>& blocked) {
+                           std::vector<std::string>& to_park) {
   const std::string sql = kind == ScanKind::kPending ? claim_sql::select_pending(policy_.ordering)
                           : kind == ScanKind::kExpired
                               ? claim_sql::select_expired(policy_.ordering)
                               : claim_sql::select_retry_due(policy_.ordering);
+  using Column = claim_sql::ScanColumn;
   sql::PreparedStatement& statement = session_->prepare(sql);
-  statement.setUInt64(1, limit);
+  StatementParameters parameters(statement);
+  claim_sql::ScanLimit{limit}.bind(parameters);
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
   while (rows->next()) {
-    if (rows->getInt(9) != 0) {
-      blocked.push_back(rows->getString(1));
+    if (rows->getInt(Column::kBlocked) != 0) {
+      to_park.push_back(rows->getString(Column::kEventId));
       continue;
     }
     OutboxEvent event;
-    event.event_id = rows->getString(1);
-    event.aggregate_type = rows->getString(2);
-    event.aggregate_id = rows->getString(3);
-    event.event_type = rows->getString(4);
-    event.event_version = rows->getInt64(5);
-    event.payload = rows->getString(6);
-    event.age_at_claim_us = rows->getInt64(7);
-    event.attempts = rows->getInt(8);
+    event.event_id = rows->getString(Column::kEventId);
+    event.aggregate_type = rows->getString(Column::kAggregateType);
+    event.aggregate_id = rows->getString(Column::kAggregateId);
+    event.event_type = rows->getString(Column::kEventType);
+    event.event_version = rows->getInt64(Column::kEventVersion);
+    event.payload = rows->getString(Column::kPayload);
+    event.age_at_claim_us = rows->getInt64(Column::kAgeUs);
+    event.attempts = rows->getInt(Column::kAttempts);
     if (kind == ScanKind::kExpired) {
-      batch.reclaimed.push_back(event.event_id + " (was " + rows->getString(10) + ")");
+      batch.reclaimed_notes.push_back(event.event_id + " (was " +
+                                      rows->getString(Column::kPreviousOwner) + ")");
     } else if (kind == ScanKind::kRetryDue) {
       ++batch.retried;
     }
@@ -89,7 +104,8 @@ void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
 void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked) {
   sql::PreparedStatement& statement =
       session_->prepare(claim_sql::select_blocked_due(policy_.ordering));
-  statement.setUInt64(1, limit);
+  StatementParameters parameters(statement);
+  claim_sql::ScanLimit{limit}.bind(parameters);
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
   std::vector<std::string> free;
   while (rows->next()) {
@@ -99,38 +115,36 @@ void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& st
   if (free.empty()) return;
   // A wakeup that a crash between a mark and its wake check lost: this safety net finds it.
   spdlog::info("{} blocked events found free on recheck: back to PENDING", free.size());
-  for_each_id_chunk(free, claim_sql::wake_blocked, 1,
-                    [](sql::PreparedStatement& wake, unsigned) { wake.executeUpdate(); });
+  for_each_id_chunk(free, claim_sql::WakeBlocked{},
+                    [](sql::PreparedStatement& wake) { wake.executeUpdate(); });
 }
 
 void MysqlClaimStore::park(const std::vector<std::string>& ids) {
-  for_each_id_chunk(ids, claim_sql::park_blocked, 3,
-                    [&](sql::PreparedStatement& statement, unsigned) {
-                      statement.setInt64(1, policy_.blocked_recheck_max.count());
-                      statement.setInt64(2, policy_.blocked_recheck_min.count());
-                      statement.executeUpdate();
-                    });
+  const claim_sql::ParkBlocked park{.recheck_min = policy_.blocked_recheck_min,
+                                    .recheck_max = policy_.blocked_recheck_max};
+  for_each_id_chunk(ids, park,
+                    [](sql::PreparedStatement& statement) { statement.executeUpdate(); });
 }
 
-template <typename MakeSql, typename Run>
-void MysqlClaimStore::for_each_id_chunk(const std::vector<std::string>& ids, MakeSql make_sql,
-                                        unsigned ids_start, Run run) {
+template <typename Statement, typename Run>
+void MysqlClaimStore::for_each_id_chunk(const std::vector<std::string>& ids,
+                                        const Statement& statement, Run run) {
   for (size_t begin = 0; begin < ids.size(); begin += claim_sql::kMaxIdList) {
     const size_t count = std::min(claim_sql::kMaxIdList, ids.size() - begin);
-    const size_t capacity = claim_sql::id_list_capacity(count);
-    sql::PreparedStatement& statement = session_->prepare(make_sql(capacity));
-    bind_id_list(statement, ids_start, ids, begin, count, capacity);
-    run(statement, ids_start + static_cast<unsigned>(capacity));
+    const claim_sql::IdChunk chunk{ids, begin, count, claim_sql::id_list_capacity(count)};
+    sql::PreparedStatement& prepared = session_->prepare(Statement::sql(chunk.capacity));
+    StatementParameters parameters(prepared);
+    statement.bind(parameters, chunk);
+    run(prepared);
   }
 }
 
+template <typename Statement>
 std::unordered_set<std::string> MysqlClaimStore::select_ids(const std::vector<std::string>& ids,
-                                                            std::string (*make_sql)(size_t),
-                                                            const std::string* owner) {
+                                                            const Statement& statement) {
   std::unordered_set<std::string> found;
-  for_each_id_chunk(ids, make_sql, 1, [&](sql::PreparedStatement& statement, unsigned next) {
-    if (owner != nullptr) statement.setString(next, *owner);
-    std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
+  for_each_id_chunk(ids, statement, [&](sql::PreparedStatement& select) {
+    std::unique_ptr<sql::ResultSet> rows(select.executeQuery());
     while (rows->next())
       found.insert(rows->getString(1));
   });
@@ -166,11 +180,8 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
     for (const OutboxEvent& event : batch.events)
       ids.push_back(event.event_id);
     size_t leased = 0;
-    for_each_id_chunk(ids, claim_sql::lease_rows, 4,
-                      [&](sql::PreparedStatement& statement, unsigned) {
-                        statement.setString(1, token.value());
-                        statement.setInt64(2, lease.count());
-                        statement.setInt64(3, lease.count());
+    for_each_id_chunk(ids, claim_sql::LeaseRows{.owner = token.value(), .lease = lease},
+                      [&](sql::PreparedStatement& statement) {
                         leased += static_cast<size_t>(statement.executeUpdate());
                       });
     if (leased != ids.size()) {
@@ -185,35 +196,31 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
 Outcome<size_t> MysqlClaimStore::wake_successors(const std::vector<std::string>& ids) {
   if (policy_.ordering != Ordering::kPerAggregate || ids.empty()) return size_t{0};
   return in_transaction<size_t>("wake blocked events", [&] {
-    const std::unordered_set<std::string> free =
-        select_ids(ids, claim_sql::select_wakeable, nullptr);
+    const std::unordered_set<std::string> free = select_ids(ids, claim_sql::SelectWakeable{});
     if (free.empty()) return size_t{0};
     const std::vector<std::string> wake(free.begin(), free.end());
     size_t changed = 0;
-    for_each_id_chunk(wake, claim_sql::wake_blocked, 1,
-                      [&](sql::PreparedStatement& statement, unsigned) {
-                        changed += static_cast<size_t>(statement.executeUpdate());
-                      });
+    for_each_id_chunk(wake, claim_sql::WakeBlocked{}, [&](sql::PreparedStatement& statement) {
+      changed += static_cast<size_t>(statement.executeUpdate());
+    });
     return changed;
   });
 }
 
-Outcome<LeaseUpdateResult> MysqlClaimStore::mark_published(const LeaseToken& token,
-                                                           const std::vector<std::string>& ids) {
-  return in_transaction<LeaseUpdateResult>("mark published", [&] {
-    LeaseUpdateResult result;
+Outcome<MarkResult> MysqlClaimStore::mark_published(const LeaseToken& token,
+                                                    const std::vector<std::string>& ids) {
+  return in_transaction<MarkResult>("mark published", [&] {
+    MarkResult result;
     if (ids.empty()) return result;
-    for_each_id_chunk(ids, claim_sql::mark_published, 2,
-                      [&](sql::PreparedStatement& statement, unsigned next) {
-                        statement.setString(1, token.value());
-                        statement.setString(next, token.value());
+    for_each_id_chunk(ids, claim_sql::MarkPublished{.owner = token.value()},
+                      [&](sql::PreparedStatement& statement) {
                         result.changed += static_cast<size_t>(statement.executeUpdate());
                       });
     if (result.changed < ids.size()) {
       // Some rows were not ours any more. published_by tells our marks (including those of an
       // earlier attempt whose commit outcome was unknown) from rows another claim now owns.
-      result.lease_lost =
-          missing_from(ids, select_ids(ids, claim_sql::select_marked_by, &token.value()));
+      result.refused =
+          missing_from(ids, select_ids(ids, claim_sql::SelectMarkedBy{.owner = token.value()}));
     }
     return result;
   });
@@ -224,15 +231,14 @@ Outcome<LeaseUpdateResult> MysqlClaimStore::release(const LeaseToken& token,
   return in_transaction<LeaseUpdateResult>("release", [&] {
     LeaseUpdateResult result;
     if (ids.empty()) return result;
-    for_each_id_chunk(ids, claim_sql::release, 1,
-                      [&](sql::PreparedStatement& statement, unsigned next) {
-                        statement.setString(next, token.value());
+    for_each_id_chunk(ids, claim_sql::Release{.owner = token.value()},
+                      [&](sql::PreparedStatement& statement) {
                         result.changed += static_cast<size_t>(statement.executeUpdate());
                       });
     if (result.changed < ids.size()) {
       // Rows we released are locked by this transaction, so they read PENDING and unleased;
       // anything else is leased to (or published by) another claim.
-      result.lease_lost = missing_from(ids, select_ids(ids, claim_sql::select_released, nullptr));
+      result.no_longer_leased = missing_from(ids, select_ids(ids, claim_sql::SelectReleased{}));
     }
     return result;
   });
@@ -249,26 +255,25 @@ Outcome<LeaseUpdateResult> MysqlClaimStore::record_failure(const LeaseToken& tok
     if (ids.empty()) return result;
     // Failures are the rare path: one more read names the rows another claim took over, so
     // they are neither counted nor logged as this claim's failures.
-    result.lease_lost =
-        missing_from(ids, select_ids(ids, claim_sql::select_held_by, &token.value()));
+    result.no_longer_leased =
+        missing_from(ids, select_ids(ids, claim_sql::SelectHeldBy{.owner = token.value()}));
+    const auto count_changed = [&](sql::PreparedStatement& statement) {
+      result.changed += static_cast<size_t>(statement.executeUpdate());
+    };
     if (failure.permanent) {
-      for_each_id_chunk(ids, claim_sql::record_permanent_failure, 2,
-                        [&](sql::PreparedStatement& statement, unsigned next) {
-                          statement.setString(1, error);
-                          statement.setString(next, token.value());
-                          result.changed += static_cast<size_t>(statement.executeUpdate());
-                        });
+      for_each_id_chunk(
+          ids, claim_sql::RecordPermanentFailure{.last_error = error, .owner = token.value()},
+          count_changed);
     } else {
-      for_each_id_chunk(ids, claim_sql::record_retriable_failure, 6,
-                        [&](sql::PreparedStatement& statement, unsigned next) {
-                          statement.setInt(1, policy_.max_attempts);
-                          statement.setInt(2, policy_.max_attempts);
-                          statement.setInt64(3, policy_.retry_backoff_max.count());
-                          statement.setInt64(4, policy_.retry_backoff_initial.count());
-                          statement.setString(5, error);
-                          statement.setString(next, token.value());
-                          result.changed += static_cast<size_t>(statement.executeUpdate());
-                        });
+      for_each_id_chunk(ids,
+                        claim_sql::RecordRetriableFailure{
+                            .max_attempts = policy_.max_attempts,
+                            .backoff_initial = policy_.retry_backoff_initial,
+                            .backoff_max = policy_.retry_backoff_max,
+                            .last_error = error,
+                            .owner = token.value(),
+                        },
+                        count_changed);
     }
     return result;
   });

@@ -40,15 +40,15 @@ class MysqlClaimStore final : public ClaimStore {
   MysqlClaimStore(std::unique_ptr<MysqlSession> session, ClaimPolicy policy);
 
   Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease) override;
-  Outcome<LeaseUpdateResult> mark_published(const LeaseToken& token,
-                                            const std::vector<std::string>& ids) override;
+  Outcome<MarkResult> mark_published(const LeaseToken& token,
+                                     const std::vector<std::string>& ids) override;
   Outcome<LeaseUpdateResult> release(const LeaseToken& token,
                                      const std::vector<std::string>& ids) override;
   Outcome<LeaseUpdateResult> record_failure(const LeaseToken& token,
                                             const std::vector<std::string>& ids,
                                             const PublishFailure& failure) override;
   Outcome<size_t> wake_successors(const std::vector<std::string>& ids) override;
-  bool connected() const override { return !broken_; }
+  bool known_broken() const override { return broken_; }
 
  private:
   // Runs body in one transaction; converts SQL errors into an Error naming `what`, and marks
@@ -57,25 +57,24 @@ class MysqlClaimStore final : public ClaimStore {
   Outcome<T> in_transaction(const char* what, Body&& body);
 
   enum class ScanKind { kPending, kExpired, kRetryDue };
-  // Appends the rows of one claim scan to the batch, or to `blocked` when an older event of
+  // Appends the rows of one claim scan to the batch, or to `to_park` when an older event of
   // their aggregate is unpublished.
-  void scan(ScanKind kind, size_t limit, ClaimedBatch& batch, std::vector<std::string>& blocked);
+  void scan(ScanKind kind, size_t limit, ClaimedBatch& batch, std::vector<std::string>& to_park);
   // The safety net: wakes due BLOCKED rows that are free; collects those still held back.
   void recheck_blocked(size_t limit, std::vector<std::string>& still_blocked);
   // Parks rows as BLOCKED (they must be locked by this transaction).
   void park(const std::vector<std::string>& ids);
 
-  // Prepares make_sql(capacity) for each chunk of ids, binds the chunk from parameter
-  // ids_start on, then calls run(statement, index after the id list) to bind the rest and
-  // execute.
-  template <typename MakeSql, typename Run>
-  void for_each_id_chunk(const std::vector<std::string>& ids, MakeSql make_sql, unsigned ids_start,
-                         Run run);
+  // Runs an id-list statement (a claim_sql binder: its SQL and its other values) once per
+  // chunk of at most kMaxIdList ids: prepares Statement::sql(capacity), binds the chunk, and
+  // hands the prepared statement to run(statement) to execute.
+  template <typename Statement, typename Run>
+  void for_each_id_chunk(const std::vector<std::string>& ids, const Statement& statement, Run run);
 
-  // The subset of ids that a select_* statement (ids, then optionally the owner) returns.
+  // The subset of ids that an id-list SELECT returns (its first column).
+  template <typename Statement>
   std::unordered_set<std::string> select_ids(const std::vector<std::string>& ids,
-                                             std::string (*make_sql)(size_t),
-                                             const std::string* owner);
+                                             const Statement& statement);
 
   std::unique_ptr<MysqlSession> session_;
   ClaimPolicy policy_;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 
@@ -14,6 +15,8 @@
 #include "delivery.hpp"
 #include "poll_schedule.hpp"
 #include "relay_stats.hpp"
+#include "settlement.hpp"
+#include "worker_step.hpp"
 
 namespace outbox {
 
@@ -64,6 +67,10 @@ struct WorkerShared {
 // One relay worker: claim -> publish -> (wait for reports) -> mark or release, with up to
 // pipeline_depth batches in flight. Runs until `stop`, then settles what it holds: marks
 // what the broker confirmed, releases the rest.
+//
+// Each round of run() tries to claim, then takes one Step (worker_step.hpp): claim again,
+// settle the oldest batch, settle all, back off or idle. The claim side is in worker.cpp, the
+// settlement (classify -> apply -> report, settlement.hpp) in worker_settlement.cpp.
 class Worker {
  public:
   Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShared shared);
@@ -78,20 +85,50 @@ class Worker {
     std::chrono::steady_clock::time_point lease_ends;  // by our clock: claim start + lease
   };
 
+  // What a round's claim attempt came to, with what the step after it needs.
+  struct ClaimAttempt {
+    ClaimResult result;
+    std::optional<Error> error{};  // kFailed: why
+    // kFailed: the pause before the next claim. The backoff grows with every failed claim,
+    // also when the worker settles a batch instead of waiting.
+    Micros retry_pause{};
+  };
+
   bool ensure_store();
+
+  // The claim side (worker.cpp).
+  void take_step(Step step, const ClaimAttempt& attempt, const std::stop_token& stop);
+  ClaimAttempt try_claim();
+  // The one place that decides whether to claim now; nullopt means claim.
+  std::optional<ClaimResult> reason_not_to_claim();
+  ClaimAttempt claim_and_send();
+  void report_claim(const ClaimedBatch& batch);
+  // Hands the batch to the publisher and keeps it in flight until it is settled.
+  void send(ClaimedBatch batch, std::chrono::steady_clock::time_point claimed_at);
+  void back_off(const ClaimAttempt& attempt, const std::stop_token& stop);
+  void idle(const std::stop_token& stop);
+  // After a mark or a parking claim committed (per-aggregate ordering).
+  void wake_successors(const std::vector<std::string>& ids);
+
+  // The settlement side (worker_settlement.cpp).
+  void settle_all();
   void settle_oldest();
+  void await_reports(const InFlightBatch& batch);
+  void report_deliveries(const InFlightBatch& batch, const SettlementPlan& plan);
+  AppliedSettlement apply(const InFlightBatch& batch, const SettlementPlan& plan);
+  void report_settlement(const InFlightBatch& batch, const SettlementPlan& plan,
+                         const AppliedSettlement& applied);
+  void report_mark(const InFlightBatch& batch, const AppliedWrite<MarkResult>& mark);
+  void report_release(const InFlightBatch& batch, const AppliedWrite<LeaseUpdateResult>& release);
+  // Logs and counts the failure of the events at `indices` once the store says what it did.
+  void report_failure(const InFlightBatch& batch, const std::vector<size_t>& indices,
+                      const PublishFailure& failure,
+                      const AppliedWrite<LeaseUpdateResult>& recorded);
   // Runs op until it succeeds or `until` (or the drain deadline, re-read each round) passes,
   // reopening the store between attempts.
   template <typename Op>
   auto retry_until(std::chrono::steady_clock::time_point until, const char* what, Op op)
       -> decltype(op(std::declval<ClaimStore&>()));
-  void mark(const InFlightBatch& batch, const std::vector<std::string>& ids);
-  void release(const InFlightBatch& batch, const std::vector<std::string>& ids);
-  // Stores the failure of the events at `indices` of the batch, then logs and counts it.
-  void record_failure(const InFlightBatch& batch, const std::vector<size_t>& indices,
-                      const PublishFailure& failure);
-  // After a mark or a parking claim committed (per-aggregate ordering).
-  void wake_successors(const std::vector<std::string>& ids);
 
   WorkerSettings settings_;
   ClaimStoreFactory open_store_;

@@ -110,21 +110,21 @@ TEST_CASE("an expired lease is reclaimed and the old owner can then mark nothing
   auto second = new_owner.claim(fresh, 10, 30s);
   REQUIRE(second);
   CHECK(second.value().events.size() == 3);
-  CHECK(second.value().reclaimed.size() == 3);
-  CHECK(second.value().reclaimed[0] == event_id("lease", 1) + " (was relay-old/w0/c7)");
+  CHECK(second.value().reclaimed_notes.size() == 3);
+  CHECK(second.value().reclaimed_notes[0] == event_id("lease", 1) + " (was relay-old/w0/c7)");
 
   // The late worker's mark changes nothing and names every row it lost.
   auto late = old_owner.mark_published(stale, ids_of(first.value()));
   REQUIRE(late);
   CHECK(late.value().changed == 0);
-  CHECK(late.value().lease_lost == ids_of(first.value()));
+  CHECK(late.value().refused == ids_of(first.value()));
   CHECK(db.count("status = 'PUBLISHING' AND lease_owner = 'relay-new/w1/c1'") == 3);
 
   // The new owner's mark stands.
   auto marked = new_owner.mark_published(fresh, ids_of(second.value()));
   REQUIRE(marked);
   CHECK(marked.value().changed == 3);
-  CHECK(marked.value().lease_lost.empty());
+  CHECK(marked.value().refused.empty());
   CHECK(db.count("status = 'PUBLISHED' AND published_by = 'relay-new/w1/c1' AND lease_owner IS "
                  "NULL AND lease_until IS NULL AND published_at <= CURRENT_TIMESTAMP(6)") == 3);
 }
@@ -141,7 +141,7 @@ TEST_CASE("a mark repeated after an unknown commit outcome is not reported as lo
   auto repeated = store.mark_published(token, ids_of(batch.value()));
   REQUIRE(repeated);
   CHECK(repeated.value().changed == 0);
-  CHECK(repeated.value().lease_lost.empty());
+  CHECK(repeated.value().refused.empty());
 }
 
 TEST_CASE("release puts unconfirmed rows back to PENDING, only under the lease", "[claim-store]") {
@@ -156,7 +156,7 @@ TEST_CASE("release puts unconfirmed rows back to PENDING, only under the lease",
   auto released = store.release(token, ids_of(batch.value()));
   REQUIRE(released);
   CHECK(released.value().changed == 3);
-  CHECK(released.value().lease_lost == std::vector<std::string>{event_id("rel", 4)});
+  CHECK(released.value().no_longer_leased == std::vector<std::string>{event_id("rel", 4)});
   CHECK(db.count("status = 'PENDING' AND lease_owner IS NULL AND lease_until IS NULL") == 3);
   CHECK(db.count("status = 'PUBLISHING' AND lease_owner = 'relay-b/w0/c1'") == 1);
 }
@@ -281,7 +281,7 @@ TEST_CASE("a retriable failure backs off on the database clock, then parks as FA
     auto recorded = store.record_failure(token, {id}, timeout);
     REQUIRE(recorded);
     CHECK(recorded.value().changed == 1);
-    CHECK(recorded.value().lease_lost.empty());
+    CHECK(recorded.value().no_longer_leased.empty());
     if (attempt < 3) {
       // initial 10s * 2^(attempt-1), capped at 40s, times a jitter in [0.5, 1).
       const long long ceiling = std::min(40, 10 << (attempt - 1));
@@ -326,7 +326,7 @@ TEST_CASE("a permanent failure parks the row as FAILED at once and long errors a
   auto stale = store.record_failure(token, {event_id("perm", 1)}, outbox::PublishFailure{});
   REQUIRE(stale);
   CHECK(stale.value().changed == 0);
-  CHECK(stale.value().lease_lost == std::vector<std::string>{event_id("perm", 1)});
+  CHECK(stale.value().no_longer_leased == std::vector<std::string>{event_id("perm", 1)});
 }
 
 TEST_CASE("claim scans are served by their index in read order, without a sort",

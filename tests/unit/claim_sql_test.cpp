@@ -109,3 +109,100 @@ TEST_CASE("lease tokens are unique per claim", "[sql]") {
       UINT64_C(18446744073709551615));
   CHECK(longest.value().size() <= 128);
 }
+
+namespace {
+
+// Records what a binder sets, in order.
+class RecordedParameters final : public claim_sql::Parameters {
+ public:
+  void text(const std::string& value) override { values.push_back(value); }
+  void integer(int64_t value) override { values.push_back("int " + std::to_string(value)); }
+  void count(uint64_t value) override { values.push_back("count " + std::to_string(value)); }
+  std::vector<std::string> values;
+};
+
+// How many values the binder sets for a chunk of `capacity` placeholders.
+template <typename Statement>
+size_t bound_for(const Statement& statement, size_t capacity) {
+  const std::vector<std::string> ids{"a"};
+  RecordedParameters recorded;
+  statement.bind(recorded, claim_sql::IdChunk{ids, 0, 1, capacity});
+  return recorded.values.size();
+}
+
+}  // namespace
+
+TEST_CASE("each statement's binder sets every placeholder of its SQL", "[sql]") {
+  using namespace std::chrono_literals;
+  const std::string owner = "relay-a/w0/c1";
+  const std::string error = "boom";
+  for (size_t capacity : claim_sql::kIdListCapacities) {
+    INFO("capacity " << capacity);
+    const auto placeholders_of = [&](std::string (*sql)(size_t)) {
+      return count_of(sql(capacity), '?');
+    };
+    CHECK(bound_for(claim_sql::ParkBlocked{.recheck_min = 1s, .recheck_max = 60s}, capacity) ==
+          placeholders_of(claim_sql::ParkBlocked::sql));
+    CHECK(bound_for(claim_sql::WakeBlocked{}, capacity) ==
+          placeholders_of(claim_sql::WakeBlocked::sql));
+    CHECK(bound_for(claim_sql::SelectWakeable{}, capacity) ==
+          placeholders_of(claim_sql::SelectWakeable::sql));
+    CHECK(bound_for(claim_sql::LeaseRows{.owner = owner, .lease = 30s}, capacity) ==
+          placeholders_of(claim_sql::LeaseRows::sql));
+    CHECK(bound_for(claim_sql::MarkPublished{.owner = owner}, capacity) ==
+          placeholders_of(claim_sql::MarkPublished::sql));
+    CHECK(bound_for(claim_sql::SelectMarkedBy{.owner = owner}, capacity) ==
+          placeholders_of(claim_sql::SelectMarkedBy::sql));
+    CHECK(bound_for(claim_sql::Release{.owner = owner}, capacity) ==
+          placeholders_of(claim_sql::Release::sql));
+    CHECK(bound_for(claim_sql::SelectReleased{}, capacity) ==
+          placeholders_of(claim_sql::SelectReleased::sql));
+    CHECK(bound_for(claim_sql::SelectHeldBy{.owner = owner}, capacity) ==
+          placeholders_of(claim_sql::SelectHeldBy::sql));
+    CHECK(bound_for(claim_sql::RecordRetriableFailure{.max_attempts = 3,
+                                                      .backoff_initial = 1s,
+                                                      .backoff_max = 5min,
+                                                      .last_error = error,
+                                                      .owner = owner},
+                    capacity) == placeholders_of(claim_sql::RecordRetriableFailure::sql));
+    CHECK(bound_for(claim_sql::RecordPermanentFailure{.last_error = error, .owner = owner},
+                    capacity) == placeholders_of(claim_sql::RecordPermanentFailure::sql));
+  }
+  RecordedParameters scan;
+  claim_sql::ScanLimit{500}.bind(scan);
+  CHECK(scan.values == std::vector<std::string>{"count 500"});
+}
+
+TEST_CASE("binders set values in their SQL's order, ids padded with the last one", "[sql]") {
+  using namespace std::chrono_literals;
+  const std::vector<std::string> ids{"e1", "e2"};
+  const claim_sql::IdChunk chunk{ids, 0, 2, 4};
+  const std::string owner = "relay-a/w0/c1";
+  RecordedParameters mark;
+  claim_sql::MarkPublished{.owner = owner}.bind(mark, chunk);
+  CHECK(mark.values == std::vector<std::string>{owner, "e1", "e2", "e2", "e2", owner});
+  RecordedParameters lease;
+  claim_sql::LeaseRows{.owner = owner, .lease = 30s}.bind(lease, chunk);
+  CHECK(lease.values ==
+        std::vector<std::string>{owner, "int 30000000", "int 30000000", "e1", "e2", "e2", "e2"});
+  RecordedParameters park;
+  claim_sql::ParkBlocked{.recheck_min = 1s, .recheck_max = 60s}.bind(park, chunk);
+  CHECK(park.values ==
+        std::vector<std::string>{"int 60000000", "int 1000000", "e1", "e2", "e2", "e2"});
+  const std::string error = "_MSG_TIMED_OUT";
+  RecordedParameters retriable;
+  claim_sql::RecordRetriableFailure{.max_attempts = 3,
+                                    .backoff_initial = 1s,
+                                    .backoff_max = 5min,
+                                    .last_error = error,
+                                    .owner = owner}
+      .bind(retriable, chunk);
+  CHECK(retriable.values == std::vector<std::string>{"int 3", "int 3", "int 300000000",
+                                                     "int 1000000", error, "e1", "e2", "e2", "e2",
+                                                     owner});
+  // A later chunk of a longer list starts at its own offset.
+  const std::vector<std::string> long_list{"e1", "e2", "e3"};
+  RecordedParameters release;
+  claim_sql::Release{.owner = owner}.bind(release, claim_sql::IdChunk{long_list, 2, 1, 1});
+  CHECK(release.values == std::vector<std::string>{"e3", owner});
+}

@@ -20,6 +20,7 @@ using outbox::DeliveryOutcome;
 using outbox::DeliveryStatus;
 using outbox::LeaseToken;
 using outbox::LeaseUpdateResult;
+using outbox::MarkResult;
 using outbox::OutboxEvent;
 using outbox::Outcome;
 
@@ -48,17 +49,17 @@ class ScriptedStore final : public outbox::ClaimStore {
     }
     return batch;
   }
-  Outcome<LeaseUpdateResult> mark_published(const LeaseToken&,
-                                            const std::vector<std::string>& ids) override {
+  Outcome<MarkResult> mark_published(const LeaseToken&,
+                                     const std::vector<std::string>& ids) override {
     std::lock_guard lock(mutex);
     if (mark_failures > 0) {
       --mark_failures;
       return outbox::Error{"mark published failed: MySQL error 2013 (HY000): Lost connection"};
     }
-    LeaseUpdateResult result;
+    MarkResult result;
     for (const std::string& id : ids) {
       if (lost.count(id) != 0) {
-        result.lease_lost.push_back(id);
+        result.refused.push_back(id);
       } else {
         marked.insert(id);
         ++result.changed;
@@ -80,7 +81,7 @@ class ScriptedStore final : public outbox::ClaimStore {
     return LeaseUpdateResult{ids.size(), {}};
   }
   Outcome<size_t> wake_successors(const std::vector<std::string>&) override { return size_t{0}; }
-  bool connected() const override { return true; }
+  bool known_broken() const override { return false; }
 
   std::mutex mutex;
   std::map<std::string, std::string> failed;

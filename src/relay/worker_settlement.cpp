@@ -1,0 +1,246 @@
+// Settling a batch: wait for its delivery reports, classify them (settlement.hpp), apply the
+// result to the database, report what the broker and then the database said.
+#include "worker.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "failpoint.hpp"
+#include "health_board.hpp"
+#include "worker_log.hpp"
+
+namespace outbox {
+namespace {
+
+using std::chrono::steady_clock;
+
+// How long to wait for a batch's reports before saying so in the log. librdkafka bounds the
+// wait itself (message.timeout.ms), so this only makes a long wait visible.
+constexpr std::chrono::seconds kReportWaitNotice{10};
+
+}  // namespace
+
+void Worker::settle_all() {
+  while (!in_flight_.empty())
+    settle_oldest();
+}
+
+void Worker::settle_oldest() {
+  const InFlightBatch batch = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  await_reports(batch);
+  const SettlementPlan plan = classify_deliveries(batch.deliveries->outcomes());
+  report_deliveries(batch, plan);
+  // Fault injection: the window between the broker's confirmation and the mark. "kill" dies
+  // here; "error" drops the batch as a crashed worker would, leaving the rows to their lease.
+  if (failpoints::hit(failpoints::kRelayAfterPublishBeforeMark)) {
+    spdlog::warn("worker {}: failpoint: claim {} abandoned unmarked", settings_.index,
+                 batch.claim.token.value());
+  } else {
+    report_settlement(batch, plan, apply(batch, plan));
+  }
+  stats_.events_in_flight -= static_cast<int64_t>(batch.claim.events.size());
+}
+
+void Worker::await_reports(const InFlightBatch& batch) {
+  // librdkafka reports every message within message.timeout.ms, which the lease outlasts.
+  // Waiting past the lease means that promise broke: stop feeding /healthz so the process is
+  // restarted (the slots the reports point at cannot be freed before they arrive).
+  while (!batch.deliveries->wait_until(steady_clock::now() + kReportWaitNotice)) {
+    if (steady_clock::now() < batch.lease_ends) {
+      health_.tick(settings_.index);
+      spdlog::warn("worker {}: claim {}: still waiting for delivery reports", settings_.index,
+                   batch.claim.token.value());
+    } else {
+      spdlog::error(
+          "worker {}: claim {}: delivery reports overdue past the lease; this worker "
+          "is stuck and reports itself unhealthy",
+          settings_.index, batch.claim.token.value());
+    }
+  }
+}
+
+void Worker::report_deliveries(const InFlightBatch& batch, const SettlementPlan& plan) {
+  const std::vector<OutboxEvent>& events = batch.claim.events;
+  const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
+  for (size_t i : plan.delivered) {
+    const double since_claim =
+        std::chrono::duration<double>(outcomes[i].reported_at - batch.claimed_at).count();
+    stats_.claim_to_ack_seconds.Observe(since_claim);
+    stats_.created_to_ack_seconds.Observe(static_cast<double>(events[i].age_at_claim_us) / 1e6 +
+                                          since_claim);
+  }
+  for (size_t i : plan.unconfirmed) {
+    stats_.count_failure(
+        rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(outcomes[i].error_code)));
+  }
+  for (size_t i : plan.released) {
+    spdlog::info("event {} {} (topic {}): {}; back to PENDING, no attempt counted",
+                 events[i].event_id, describe(outcomes[i].status), outcomes[i].topic,
+                 outcomes[i].error);
+  }
+  if (plan.unconfirmed.empty()) return;
+  stats_.deliveries_failed += plan.unconfirmed.size();
+  spdlog::warn("worker {}: claim {}: {} of {} events not confirmed by the broker: {}",
+               settings_.index, batch.claim.token.value(), plan.unconfirmed.size(), events.size(),
+               some_ids(ids_at(events, plan.unconfirmed)));
+}
+
+template <typename Op>
+auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op)
+    -> decltype(op(std::declval<ClaimStore&>())) {
+  Backoff backoff(settings_.backoff_initial, settings_.backoff_max);
+  for (;;) {
+    std::string error = "MySQL unreachable";
+    if (ensure_store()) {
+      auto result = op(*store_);
+      if (result) return result;
+      ++stats_.db_errors;
+      error = result.error().message;
+    }
+    // The drain deadline is read each round: a SIGTERM during an outage shortens the retries.
+    const auto deadline = std::min(until, drain_.get());
+    const auto now = steady_clock::now();
+    if (now >= deadline) return Error{error};
+    const Micros pause =
+        std::min<Micros>(backoff.next(), std::chrono::duration_cast<Micros>(deadline - now));
+    spdlog::warn("worker {}: {} failed ({}); retrying in {}", settings_.index, what, error,
+                 format_pause(pause));
+    // Not interruptible by the stop request: settling is what a drain waits for.
+    health_.tick(settings_.index);
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan& plan) {
+  const std::vector<OutboxEvent>& events = batch.claim.events;
+  const LeaseToken& token = batch.claim.token;
+  AppliedSettlement applied;
+  if (!plan.delivered.empty()) {
+    std::vector<std::string> ids = ids_at(events, plan.delivered);
+    Outcome<MarkResult> marked =
+        retry_until(batch.lease_ends, "mark published",
+                    [&](ClaimStore& store) { return store.mark_published(token, ids); });
+    if (marked) wake_successors(ids);
+    applied.mark.emplace(AppliedWrite<MarkResult>{std::move(ids), std::move(marked)});
+  }
+  if (!plan.released.empty()) {
+    std::vector<std::string> ids = ids_at(events, plan.released);
+    Outcome<LeaseUpdateResult> released = retry_until(
+        batch.lease_ends, "release", [&](ClaimStore& store) { return store.release(token, ids); });
+    applied.release.emplace(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(released)});
+  }
+  for (const auto& [stored, indices] : plan.failures) {
+    std::vector<std::string> ids = ids_at(events, indices);
+    const PublishFailure& failure = stored;  // clang before 16 cannot capture a structured binding
+    Outcome<LeaseUpdateResult> recorded =
+        retry_until(batch.lease_ends, "record failure",
+                    [&](ClaimStore& store) { return store.record_failure(token, ids, failure); });
+    applied.failures.push_back(
+        AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(recorded)});
+  }
+  return applied;
+}
+
+void Worker::report_settlement(const InFlightBatch& batch, const SettlementPlan& plan,
+                               const AppliedSettlement& applied) {
+  if (applied.mark) report_mark(batch, *applied.mark);
+  if (spdlog::should_log(spdlog::level::debug)) {
+    const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
+    for (size_t i : plan.delivered) {
+      spdlog::debug("event {} delivered to {}[{}]@{}, claim {}", batch.claim.events[i].event_id,
+                    outcomes[i].topic, outcomes[i].partition, outcomes[i].offset,
+                    batch.claim.token.value());
+    }
+  }
+  if (applied.release) report_release(batch, *applied.release);
+  auto recorded = applied.failures.begin();
+  for (const auto& [failure, indices] : plan.failures)
+    report_failure(batch, indices, failure, *recorded++);
+}
+
+void Worker::report_mark(const InFlightBatch& batch, const AppliedWrite<MarkResult>& mark) {
+  const std::string& claim = batch.claim.token.value();
+  if (!mark.result) {
+    stats_.marks_abandoned += mark.ids.size();
+    spdlog::error(
+        "worker {}: claim {}: {} events confirmed by the broker could not be marked PUBLISHED "
+        "({}); they stay leased until the lease ends and are then published again: {}",
+        settings_.index, claim, mark.ids.size(), mark.result.error().message, some_ids(mark.ids));
+    return;
+  }
+  const std::vector<std::string>& refused = mark.result.value().refused;
+  stats_.events_published += mark.ids.size() - refused.size();
+  stats_.marks_refused += refused.size();
+  for (const std::string& id : refused) {
+    spdlog::warn(
+        "event {}: delivered, but claim {} no longer holds its lease (it expired and another "
+        "claim took the row); not marked: the new owner publishes it again (expected duplicate)",
+        id, claim);
+  }
+}
+
+void Worker::report_release(const InFlightBatch& batch,
+                            const AppliedWrite<LeaseUpdateResult>& release) {
+  const std::string& claim = batch.claim.token.value();
+  if (!release.result) {
+    spdlog::error(
+        "worker {}: claim {}: could not release {} unconfirmed events ({}); they are claimed "
+        "again when their lease ends: {}",
+        settings_.index, claim, release.ids.size(), release.result.error().message,
+        some_ids(release.ids));
+    return;
+  }
+  stats_.events_released += release.result.value().changed;
+  for (const std::string& id : release.result.value().no_longer_leased) {
+    spdlog::info("event {}: not released, claim {} no longer holds its lease", id, claim);
+  }
+}
+
+void Worker::report_failure(const InFlightBatch& batch, const std::vector<size_t>& indices,
+                            const PublishFailure& failure,
+                            const AppliedWrite<LeaseUpdateResult>& recorded) {
+  const std::string& claim = batch.claim.token.value();
+  if (!recorded.result) {
+    spdlog::error(
+        "worker {}: claim {}: could not record the failure of {} events ({}); they are claimed "
+        "again when their lease ends: {}",
+        settings_.index, claim, recorded.ids.size(), recorded.result.error().message,
+        some_ids(recorded.ids));
+    return;
+  }
+  // Logged and counted only now that the row says so. The SQL decides RETRY or FAILED from
+  // the row's attempts; these lines repeat its rule with the attempts read at claim time,
+  // which no one else changes while the claim holds the lease.
+  const std::vector<std::string>& not_ours = recorded.result.value().no_longer_leased;
+  for (size_t i : indices) {
+    const OutboxEvent& event = batch.claim.events[i];
+    if (std::find(not_ours.begin(), not_ours.end(), event.event_id) != not_ours.end()) {
+      spdlog::info("event {}: failure not recorded, claim {} no longer holds its lease",
+                   event.event_id, claim);
+      continue;
+    }
+    const DeliveryOutcome& outcome = batch.deliveries->outcomes()[i];
+    const int attempt = event.attempts + 1;
+    if (failure.permanent) {
+      ++stats_.events_failed;
+      spdlog::error("event {} FAILED: {} (topic {}): {}; it stays FAILED until requeued",
+                    event.event_id, describe(outcome.status), outcome.topic, outcome.error);
+    } else if (attempt >= settings_.max_attempts) {
+      ++stats_.events_failed;
+      spdlog::error("event {} FAILED after {} attempts: {} (topic {}): {}", event.event_id, attempt,
+                    describe(outcome.status), outcome.topic, outcome.error);
+    } else {
+      ++stats_.events_retrying;
+      spdlog::info("event {} attempt {} of {}: {} (topic {}): {}; retrying after backoff",
+                   event.event_id, attempt, settings_.max_attempts, describe(outcome.status),
+                   outcome.topic, outcome.error);
+    }
+  }
+}
+
+}  // namespace outbox

@@ -1,0 +1,25 @@
+#include "worker_step.hpp"
+
+namespace outbox {
+
+Step next_step(ClaimResult claim, bool batches_in_flight) {
+  switch (claim) {
+    case ClaimResult::kPipelineFull:
+      return Step::kSettleOldest;
+    case ClaimResult::kDatabaseDown:
+    case ClaimResult::kBrokerDown:
+    case ClaimResult::kFailed:
+      return batches_in_flight ? Step::kSettleOldest : Step::kBackOff;
+    case ClaimResult::kOnlyParked:
+      return Step::kClaim;
+    case ClaimResult::kNothing:
+      return batches_in_flight ? Step::kSettleOldest : Step::kIdle;
+    case ClaimResult::kShortBatch:
+      return Step::kSettleAll;
+    case ClaimResult::kFullBatch:
+      return Step::kClaim;
+  }
+  return Step::kClaim;
+}
+
+}  // namespace outbox

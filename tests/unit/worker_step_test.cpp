@@ -1,0 +1,80 @@
+// The worker's two pure decisions: which step follows a claim attempt (worker_step.hpp), and
+// what a batch's delivery reports mean for its rows (settlement.hpp).
+#include <librdkafka/rdkafka.h>
+#include <catch2/catch.hpp>
+
+#include "settlement.hpp"
+#include "worker_step.hpp"
+
+using outbox::ClaimResult;
+using outbox::DeliveryOutcome;
+using outbox::DeliveryStatus;
+using outbox::next_step;
+using outbox::PublishFailure;
+using outbox::Step;
+
+namespace {
+
+DeliveryOutcome delivered() {
+  DeliveryOutcome outcome;
+  outcome.status = DeliveryStatus::kDelivered;
+  return outcome;
+}
+
+DeliveryOutcome failed(DeliveryStatus status, rd_kafka_resp_err_t code) {
+  DeliveryOutcome outcome;
+  outcome.status = status;
+  outcome.error_code = code;
+  outcome.error = rd_kafka_err2name(code);
+  return outcome;
+}
+
+}  // namespace
+
+TEST_CASE("a batch in flight is settled before the worker waits", "[worker-step]") {
+  for (ClaimResult cannot :
+       {ClaimResult::kDatabaseDown, ClaimResult::kBrokerDown, ClaimResult::kFailed}) {
+    CHECK(next_step(cannot, true) == Step::kSettleOldest);
+    CHECK(next_step(cannot, false) == Step::kBackOff);
+  }
+  CHECK(next_step(ClaimResult::kNothing, true) == Step::kSettleOldest);
+  CHECK(next_step(ClaimResult::kNothing, false) == Step::kIdle);
+  CHECK(next_step(ClaimResult::kPipelineFull, true) == Step::kSettleOldest);
+}
+
+TEST_CASE("a full batch claims again, a short one settles everything", "[worker-step]") {
+  CHECK(next_step(ClaimResult::kFullBatch, true) == Step::kClaim);
+  CHECK(next_step(ClaimResult::kShortBatch, true) == Step::kSettleAll);
+  // Parked rows may hide claimable ones behind them: look again at once.
+  CHECK(next_step(ClaimResult::kOnlyParked, false) == Step::kClaim);
+  CHECK(next_step(ClaimResult::kOnlyParked, true) == Step::kClaim);
+}
+
+TEST_CASE("delivery reports are classified into mark, release and failures by reason",
+          "[worker-step]") {
+  const std::vector<DeliveryOutcome> outcomes{
+      delivered(),
+      failed(DeliveryStatus::kMaybeDelivered, RD_KAFKA_RESP_ERR__MSG_TIMED_OUT),
+      failed(DeliveryStatus::kNotDelivered, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE),
+      delivered(),
+      failed(DeliveryStatus::kMaybeDelivered, RD_KAFKA_RESP_ERR__PURGE_INFLIGHT),
+      failed(DeliveryStatus::kMaybeDelivered, RD_KAFKA_RESP_ERR__MSG_TIMED_OUT),
+  };
+  const outbox::SettlementPlan plan = outbox::classify_deliveries(outcomes);
+  CHECK(plan.delivered == std::vector<size_t>{0, 3});
+  CHECK(plan.unconfirmed == std::vector<size_t>{1, 2, 4, 5});
+  CHECK(plan.released == std::vector<size_t>{4});
+  // One group per stored (permanent, error): both timeouts go in one statement.
+  CHECK(plan.failures == std::map<PublishFailure, std::vector<size_t>>{
+                             {PublishFailure{false, "_MSG_TIMED_OUT"}, {1, 5}},
+                             {PublishFailure{true, "MSG_SIZE_TOO_LARGE"}, {2}}});
+}
+
+TEST_CASE("a batch the broker confirmed entirely has nothing else to do", "[worker-step]") {
+  const outbox::SettlementPlan plan =
+      outbox::classify_deliveries({delivered(), delivered(), delivered()});
+  CHECK(plan.delivered == std::vector<size_t>{0, 1, 2});
+  CHECK(plan.unconfirmed.empty());
+  CHECK(plan.released.empty());
+  CHECK(plan.failures.empty());
+}
