@@ -22,7 +22,10 @@ class KafkaPublisher final : public Publisher {
                                                          TopicRouter router,
                                                          std::atomic<uint64_t>* errors = nullptr);
 
-  std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events) override;
+  std::unique_ptr<InFlightDeliveries> send(
+      const std::vector<OutboxEvent>& events,
+      std::chrono::steady_clock::time_point enqueue_by) override;
+  std::chrono::microseconds delivery_timeout() const override { return delivery_timeout_; }
   bool ready() override;
   void abandon_in_flight() override;
 

@@ -134,6 +134,13 @@ std::string render_metrics(const MetricsSources& sources) {
                            sources.ready() ? 1 : 0));
   families.push_back(gauge("outbox_relay_draining", "1 once a drain (SIGTERM) began.",
                            sources.health.draining() ? 1 : 0));
+  families.push_back(gauge("outbox_relay_kafka_outage",
+                           "1 while claims are paused because every delivery fails the cluster's "
+                           "way (not enough replicas, no leader, timeouts); see /readyz.",
+                           sources.kafka_outage() ? 1 : 0));
+  families.push_back(counter("outbox_relay_kafka_outages_total",
+                             "Kafka outages that paused claims (none counted an attempt).",
+                             static_cast<double>(sources.kafka_outages_total())));
   MetricFamily build = family("outbox_relay_build_info", "Versions, as labels.", MetricType::Gauge);
   build.metric.push_back(
       gauge_value(1, {{"version", kVersion}, {"librdkafka", rd_kafka_version_str()}}));
