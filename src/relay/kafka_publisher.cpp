@@ -57,20 +57,19 @@ DeliveryOutcome not_sent(const std::string& topic, rd_kafka_resp_err_t error,
 
 Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSettings& kafka,
                                                                 TopicRouter router,
-                                                                std::atomic<uint64_t>* errors) {
-  Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1, errors);
+                                                                ProducerCounters counters) {
+  Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1, counters);
   if (!producer) return producer.error();
   log_kafka_properties(producer_properties(kafka));
   return std::unique_ptr<KafkaPublisher>(
-      new KafkaPublisher(kafka, std::move(router), std::move(producer).value(), errors));
+      new KafkaPublisher(kafka, std::move(router), std::move(producer).value(), counters));
 }
 
 KafkaPublisher::KafkaPublisher(KafkaSettings kafka, TopicRouter router,
-                               std::shared_ptr<ProducerHandle> producer,
-                               std::atomic<uint64_t>* errors)
+                               std::shared_ptr<ProducerHandle> producer, ProducerCounters counters)
     : kafka_(std::move(kafka)),
       router_(std::move(router)),
-      errors_(errors),
+      counters_(counters),
       delivery_timeout_(effective_delivery_timeout(kafka_)),
       producer_(std::move(producer)) {}
 
@@ -78,7 +77,8 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   std::lock_guard lock(mutex_);
   if (producer_->fatal()) {
     const int next = producer_->generation() + 1;
-    Outcome<std::shared_ptr<ProducerHandle>> fresh = ProducerHandle::create(kafka_, next, errors_);
+    Outcome<std::shared_ptr<ProducerHandle>> fresh =
+        ProducerHandle::create(kafka_, next, counters_);
     if (!fresh) {
       spdlog::error("cannot replace kafka producer #{} after its fatal error: {}",
                     producer_->generation(), fresh.error().message);

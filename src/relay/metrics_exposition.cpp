@@ -4,6 +4,7 @@
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
+#include <tuple>
 #include <vector>
 
 #include "build_info.hpp"
@@ -81,6 +82,24 @@ std::string render_metrics(const MetricsSources& sources) {
       counter("outbox_relay_broker_errors_total", "Errors reported by the Kafka client.",
               value_of(s.broker_errors)),
   };
+  // From librdkafka's statistics (every statistics.interval.ms), summed over brokers and over
+  // every producer the process created.
+  const BrokerRequestTotals requests = s.kafka_requests.totals();
+  const std::vector<std::tuple<const char*, const char*, uint64_t>> client_counters{
+      {"outbox_relay_kafka_request_retries_total",
+       "Requests librdkafka sent to a broker again (txretries).", requests.retries},
+      {"outbox_relay_kafka_request_timeouts_total",
+       "Requests to a broker that timed out (req_timeouts).", requests.timeouts},
+      {"outbox_relay_kafka_transmit_errors_total", "Errors sending requests to a broker (txerrs).",
+       requests.transmit_errors},
+      {"outbox_relay_kafka_disconnects_total",
+       "Connections to a broker that were lost (disconnects).", requests.disconnects},
+      {"outbox_relay_kafka_messages_transmitted_total",
+       "Messages sent in produce requests, resends included (txmsgs).",
+       requests.messages_transmitted},
+  };
+  for (const auto& [name, help, value] : client_counters)
+    families.push_back(counter(name, help, static_cast<double>(value)));
 
   MetricFamily failures =
       family("outbox_relay_publish_failures_total",

@@ -201,7 +201,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       });
 
   Outcome<std::unique_ptr<KafkaPublisher>> publisher =
-      KafkaPublisher::create(config.kafka, make_router(config.kafka), &stats.broker_errors);
+      KafkaPublisher::create(config.kafka, make_router(config.kafka),
+                             ProducerCounters{&stats.broker_errors, &stats.kafka_requests});
   if (!publisher) {
     spdlog::critical("{}", publisher.error().message);
     return kExitConfig;
