@@ -118,6 +118,7 @@ ConsumerExit EventConsumer::run(const std::stop_token& stop) {
   ConsumerExit exit = ConsumerExit::kDrained;
   while (!stop.stop_requested()) {
     resume_due_partitions();
+    positions_->serve_commit_results();
     milliseconds wait = kPollInterval;
     if (const auto next = holds_.next_resume()) {
       wait = std::clamp(duration_cast<milliseconds>(*next - steady_clock::now()), milliseconds(0),

@@ -29,15 +29,46 @@ std::string describe_partitions(const rd_kafka_topic_partition_list_t* partition
   return text.empty() ? "none" : text;
 }
 
+PartitionPositions::PartitionPositions(rd_kafka_t* consumer, ConsumerStats& stats)
+    : consumer_(consumer), stats_(stats), commit_results_(rd_kafka_queue_new(consumer)) {}
+
+PartitionPositions::~PartitionPositions() = default;
+
 void PartitionPositions::acknowledge(const TopicPartition& partition, int64_t offset) {
   acknowledged_[partition] = offset + 1;
-  const RdKafkaPartitionList list = partition_list(partition, offset + 1);
-  if (const rd_kafka_resp_err_t error = rd_kafka_commit(consumer_, list.get(), 1);
+  unsent_.insert(partition);
+  send_unsent();
+}
+
+void PartitionPositions::serve_commit_results() {
+  rd_kafka_queue_poll_callback(commit_results_.get(), 0);
+  send_unsent();
+}
+
+void PartitionPositions::send_unsent() {
+  if (commit_in_flight_ || unsent_.empty()) return;
+  RdKafkaPartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(unsent_.size())));
+  for (const TopicPartition& partition : unsent_) {
+    rd_kafka_topic_partition_list_add(list.get(), partition.first.c_str(), partition.second)
+        ->offset = acknowledged_.at(partition);
+  }
+  unsent_.clear();
+  if (const rd_kafka_resp_err_t error = rd_kafka_commit_queue(
+          consumer_, list.get(), commit_results_.get(), &PartitionPositions::on_async_commit, this);
       error != RD_KAFKA_RESP_ERR_NO_ERROR) {
     ++stats_.offset_commit_failures;
-    spdlog::warn("committing offset {} of {}/{}: {} (the message may be delivered again)",
-                 offset + 1, partition.first, partition.second, rd_kafka_err2str(error));
+    spdlog::warn("committing offsets of {}: {} (those messages may be delivered again)",
+                 describe_partitions(list.get()), rd_kafka_err2str(error));
+    return;
   }
+  commit_in_flight_ = true;
+}
+
+void PartitionPositions::on_async_commit(rd_kafka_t* /*handle*/, rd_kafka_resp_err_t error,
+                                         rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+  auto* self = static_cast<PartitionPositions*>(opaque);
+  self->commit_in_flight_ = false;
+  self->on_offset_commit(error, offsets);
 }
 
 void PartitionPositions::commit_acknowledged(const rd_kafka_topic_partition_list_t* partitions) {
@@ -50,6 +81,8 @@ void PartitionPositions::commit_acknowledged(const rd_kafka_topic_partition_list
     }
   }
   if (list->cnt == 0) return;
+  for (int i = 0; i < list->cnt; ++i)
+    unsent_.erase(TopicPartition{list->elems[i].topic, list->elems[i].partition});
   if (const rd_kafka_resp_err_t error = rd_kafka_commit(consumer_, list.get(), 0);
       error != RD_KAFKA_RESP_ERR_NO_ERROR) {
     ++stats_.offset_commit_failures;

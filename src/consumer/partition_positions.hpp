@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <set>
 
 #include "consumer_stats.hpp"
 #include "partition_holds.hpp"
@@ -14,13 +16,22 @@ namespace outbox::consumer {
 // offsets) and holding a partition at a message. Used from the consumer's thread only.
 class PartitionPositions {
  public:
-  PartitionPositions(rd_kafka_t* consumer, ConsumerStats& stats)
-      : consumer_(consumer), stats_(stats) {}
+  PartitionPositions(rd_kafka_t* consumer, ConsumerStats& stats);
+  ~PartitionPositions();
+  PartitionPositions(const PartitionPositions&) = delete;
+  PartitionPositions& operator=(const PartitionPositions&) = delete;
 
-  // Commits offset + 1 asynchronously (the result arrives in on_offset_commit()). A lost
-  // acknowledgement only means a redelivery, which uq_consumed_event_identity turns into
-  // "already consumed".
+  // Commits offset + 1 asynchronously. At most one asynchronous commit is in flight: offsets
+  // acknowledged meanwhile go together in the next one, sent when its answer is served
+  // (serve_commit_results). One commit request per message would queue up on the group
+  // coordinator's connection on a real broker (each waits for its replicated write) and hold
+  // the heartbeats back until the session times out: measured, a rebalance every few seconds.
+  // A lost acknowledgement only means a redelivery, which uq_consumed_event_identity turns
+  // into "already consumed".
   void acknowledge(const TopicPartition& partition, int64_t offset);
+  // Serves the answers to asynchronous commits (on_offset_commit) and sends the offsets
+  // acknowledged since; called on every pass of the consumer's loop.
+  void serve_commit_results();
 
   // Commits the acknowledged offsets of `partitions` and waits for the answer: before a
   // revocation, so the next owner starts after them.
@@ -33,15 +44,31 @@ class PartitionPositions {
   void resume(const TopicPartition& partition);
 
   // The partition is no longer this member's.
-  void forget(const TopicPartition& partition) { acknowledged_.erase(partition); }
+  void forget(const TopicPartition& partition) {
+    acknowledged_.erase(partition);
+    unsent_.erase(partition);
+  }
 
   // The offset_commit_cb's work: count failures, one log line per change of state.
   void on_offset_commit(rd_kafka_resp_err_t error, const rd_kafka_topic_partition_list_t* offsets);
 
  private:
+  struct QueueDeleter {
+    void operator()(rd_kafka_queue_t* queue) const { rd_kafka_queue_destroy(queue); }
+  };
+  // Sends the acknowledged offsets not sent yet, unless a commit is in flight.
+  void send_unsent();
+  // librdkafka's callback for an asynchronous commit (served from commit_results_).
+  static void on_async_commit(rd_kafka_t* handle, rd_kafka_resp_err_t error,
+                              rd_kafka_topic_partition_list_t* offsets, void* opaque);
+
   rd_kafka_t* consumer_;
   ConsumerStats& stats_;
   std::map<TopicPartition, int64_t> acknowledged_;  // next offset to commit, per partition
+  std::set<TopicPartition> unsent_;                 // acknowledged since the last commit sent
+  // Where the answers to asynchronous commits arrive; destroyed before the handle.
+  std::unique_ptr<rd_kafka_queue_t, QueueDeleter> commit_results_;
+  bool commit_in_flight_ = false;
   bool commits_failing_ = false;
 };
 
