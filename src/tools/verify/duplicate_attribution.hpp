@@ -80,7 +80,8 @@ struct DuplicateAccount {
 // between the apply and the redelivery; 0 when none fits.
 DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence);
 
-// One row per fault kind (and "unattributed"): faults injected, duplicate copies on the broker,
+// One row per fault kind of `kinds`, in that order (the kinds the soak's broker takes, see
+// fault_kinds), and "unattributed" last: faults injected, duplicate copies on the broker,
 // repeated handlings by the consumers, with their mechanisms.
 struct DuplicatesRow {
   std::string fault_kind;
@@ -91,6 +92,7 @@ struct DuplicatesRow {
   std::map<std::string, long long> mechanisms;
 };
 std::vector<DuplicatesRow> duplicates_by_fault_kind(const DuplicateEvidence& evidence,
-                                                    const DuplicateAccount& account);
+                                                    const DuplicateAccount& account,
+                                                    const std::vector<FaultKind>& kinds);
 
 }  // namespace outbox::verify
