@@ -97,7 +97,7 @@ const char* copy_cause_name(CopyCause cause) {
     case CopyCause::kDeliveryFailedButStored:
       return "delivery reported failed, broker kept it";
     case CopyCause::kProducerRetry:
-      return "producer retry stored twice (mock)";
+      return "one claim, two copies (a retry stored twice)";
   }
   return "?";
 }

@@ -25,9 +25,10 @@ enum class CopyCause {
   kLeaseLost,                // its claim's lease was taken over; the mark changed no row
   kMarkAbandoned,            // the mark could not be written before the lease ended
   kDeliveryFailedButStored,  // the delivery report said failed/timed out, the broker kept it
-  kProducerRetry,            // one claim, two copies: librdkafka retried a produce the broker
-                             // had stored (the mock does not deduplicate without
-                             // transactional.id; a real broker would)
+  kProducerRetry,            // one claim, two copies (or a copy no claim's log explains):
+                             // librdkafka retried a produce the broker had stored (the mock
+                             // does not deduplicate without transactional.id; a real broker
+                             // should; seen twice under broker_kill on Kafka 4.4, unexplained)
 };
 // Why the consumer group handled the same copy again.
 enum class RedeliveryCause {
