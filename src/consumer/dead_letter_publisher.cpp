@@ -50,7 +50,7 @@ Outcome<std::unique_ptr<DeadLetterPublisher>> DeadLetterPublisher::create(
   if (handle == nullptr) {
     return Error{std::string("cannot create the dead-letter producer: ") + error.data()};
   }
-  conf.value().release();  // owned by the handle now
+  (void)conf.value().release();  // owned by the handle now
   return std::unique_ptr<DeadLetterPublisher>(new DeadLetterPublisher(
       settings.consumer.dead_letter_topic, settings.consumer.name, RdKafkaHandle(handle)));
 }
