@@ -68,7 +68,7 @@ phase "building with AddressSanitizer + UndefinedBehaviorSanitizer"
   -DOUTBOX_SANITIZE=ON -DOUTBOX_BENCH=OFF >/dev/null
 phase "building with ThreadSanitizer (the tests that run threads)"
 "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOUTBOX_TSAN=ON \
-  -DOUTBOX_BENCH=OFF -- unit_tests integration_tests >/dev/null
+  -DOUTBOX_BENCH=OFF -- unit_tests integration_tests outbox_c11_threads_for_tsan >/dev/null
 phase "building the fuzz targets (clang, libFuzzer + ASan + UBSan)"
 "$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DOUTBOX_FUZZ=ON -DOUTBOX_TESTS=OFF -- fuzz_targets >/dev/null
@@ -115,10 +115,12 @@ tsan_logs=$root/.local/tsan
 rm -rf "$tsan_logs"
 mkdir -p "$tsan_logs"
 export TSAN_OPTIONS="log_path=$tsan_logs/report:halt_on_error=0:second_deadlock_stack=1:suppressions=$root/tests/sanitizer/tsan.supp"
+# librdkafka's C11 threads and locks, made visible to TSan (tests/sanitizer/c11_threads_for_tsan.cpp).
+export LD_PRELOAD=$root/build-tsan/tests/liboutbox_c11_threads_for_tsan.so
 tsan_status=0
 run_ctest "tests under ThreadSanitizer" --test-dir "$root/build-tsan" -j"$jobs" \
-  --output-on-failure -R '^(unit|integration): ' -E 'test names fit ctest' "$@" || tsan_status=$?
-unset TSAN_OPTIONS
+  --output-on-failure -R '^(unit|integration):' -E 'test names fit ctest' "$@" || tsan_status=$?
+unset TSAN_OPTIONS LD_PRELOAD
 if compgen -G "$tsan_logs/report.*" >/dev/null; then
   cat "$tsan_logs"/report.* >&2
   echo "ThreadSanitizer reported $(cat "$tsan_logs"/report.* | grep -c '^WARNING: ThreadSanitizer') problems (above; files in $tsan_logs)" >&2
