@@ -27,9 +27,13 @@ RdKafkaHeaders event_headers(const OutboxEvent& event) {
   return headers;
 }
 
-// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts.
+// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts, and (for type checks) to GNU
+// statement expressions, which clang's -Wpedantic reports where they are expanded.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wgnu-statement-expression"
+#endif
 rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic,
                             const OutboxEvent& event, rd_kafka_headers_t* headers, void* opaque) {
   return rd_kafka_producev(

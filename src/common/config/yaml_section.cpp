@@ -50,21 +50,17 @@ std::string quoted(const std::string& text) {
 
 }  // namespace
 
-YamlSection::YamlSection(YAML::Node node, std::string path, int line,
+YamlSection::YamlSection(const YAML::Node& node, std::string path, int line,
                          ConfigDiagnostics& diagnostics, const EnvLookup& env)
-    : node_(std::move(node)),
-      path_(std::move(path)),
-      line_(line),
-      diagnostics_(&diagnostics),
-      env_(&env) {}
+    : node_(node), path_(std::move(path)), line_(line), diagnostics_(&diagnostics), env_(&env) {}
 
 YAML::Node YamlSection::child(const std::string& key) const {
-  if (!node_.IsMap()) return YAML::Node();
+  if (!node_.IsMap()) return {};
   // Iterate instead of node_[key]: operator[] on a non-const node would insert the key.
   for (const auto& entry : node_) {
     if (entry.first.IsScalar() && entry.first.Scalar() == key) return entry.second;
   }
-  return YAML::Node();
+  return {};
 }
 
 bool YamlSection::has(const std::string& key) const {
@@ -266,7 +262,7 @@ YamlSection YamlSection::section(const std::string& key) {
     problem(key, std::string("must be a mapping, got ") + kind_of(value));
     value = YAML::Node();
   }
-  return YamlSection(value, path_of(key), line, *diagnostics_, *env_);
+  return {value, path_of(key), line, *diagnostics_, *env_};
 }
 
 void YamlSection::reject_unknown_keys() {

@@ -28,7 +28,7 @@ struct ScalarAt {
 // through ${VAR} substitution before they are typed.
 class YamlSection {
  public:
-  YamlSection(YAML::Node node, std::string path, int line, ConfigDiagnostics& diagnostics,
+  YamlSection(const YAML::Node& node, std::string path, int line, ConfigDiagnostics& diagnostics,
               const EnvLookup& env);
 
   std::string string(const std::string& key, const std::string& fallback);
