@@ -1,5 +1,7 @@
 #include "config/yaml_section.hpp"
 
+#include "config/byte_size.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -154,6 +156,24 @@ Micros YamlSection::duration(const std::string& key, Micros fallback, Micros min
   }
   if (*value < min || *value > max) {
     problem(key, "must be between " + format_duration(min) + " and " + format_duration(max) +
+                     ", got " + *text);
+    return fallback;
+  }
+  return *value;
+}
+
+uint64_t YamlSection::byte_size(const std::string& key, uint64_t fallback, uint64_t min,
+                                uint64_t max) {
+  const std::optional<std::string> text = scalar(key, "a size");
+  if (!text) return fallback;
+  const std::optional<uint64_t> value = parse_byte_size(*text);
+  if (!value) {
+    problem(key, "must be a size like 64MiB or 900KB (units B, KB, MB, GB, KiB, MiB, GiB), got " +
+                     quoted(*text));
+    return fallback;
+  }
+  if (*value < min || *value > max) {
+    problem(key, "must be between " + format_byte_size(min) + " and " + format_byte_size(max) +
                      ", got " + *text);
     return fallback;
   }
