@@ -123,6 +123,7 @@ Figure measure_broker_limit(BenchContext& context, int batch, int threads_count)
     events.push_back(sample_event(i));
   for (int run = 0; run < context.sizes.runs; ++run) {
     kafka.topic = context.next_topic("lk");
+    context.create_topic(kafka.topic);
     auto publisher =
         KafkaPublisher::create(kafka, TopicRouter(TopicTemplate::parse(kafka.topic).value(), {}));
     if (!publisher) throw std::runtime_error(publisher.error().message);

@@ -23,4 +23,12 @@ std::string BenchContext::next_topic(const std::string& label) {
   return "bench." + label + "." + std::to_string(++topic_counter);
 }
 
+void BenchContext::create_topic(const std::string& topic) const {
+  if (cluster != nullptr) {
+    cluster->create_topic(topic, 8);
+  } else {
+    broker->command("topic " + topic + " 8 3");
+  }
+}
+
 }  // namespace outbox::bench

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "harness/kafka_cluster.hpp"
 #include "mysql/mysql_session.hpp"
 #include "test_database.hpp"
 #include "test_kafka.hpp"
@@ -41,10 +42,16 @@ struct BenchContext {
   MysqlSession& session;
   std::string out_dir;
   int topic_counter = 0;
+  // The real cluster while a scenario runs on it (broker is then null); null otherwise.
+  const harness::KafkaCluster* cluster = nullptr;
 
   // A fresh topic per relay run, so counting deliveries with kcat never mixes runs (and the
   // mock cluster's per-partition size cap never drops what a run wrote).
   std::string next_topic(const std::string& label);
+  // Creates `topic` (8 partitions, replication 3) on whichever broker the context points at:
+  // the real cluster has automatic topic creation off, and creating it before a clock starts
+  // keeps broker-side creation out of every figure.
+  void create_topic(const std::string& topic) const;
 };
 
 }  // namespace outbox::bench

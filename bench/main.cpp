@@ -9,8 +9,11 @@
 //       outbox-bench drain 200000 1 "  workers: 4"  (YAML lines go under relay:)
 //       outbox-bench drain 100000 1 "  ordering: none" 1000  (1000 aggregates, 100 events each)
 //   outbox-bench ldb BATCH SECONDS CONNECTIONS      one L_db measurement
+//   outbox-bench brokers EVENTS RUNS    the mock cluster beside the real one alone: L_db(500),
+//       L_k(500) and RUNS drains of EVENTS on each (the suite's real-cluster section, quicker)
 // Needs the MariaDB of scripts/local-mariadb.sh (OUTBOX_MYSQL_* variables); starts its own
-// test broker. bench/run.sh does all of that.
+// test broker, and a real Kafka cluster (scripts/kafka-cluster.sh) for the real-cluster
+// section. bench/run.sh does all of that.
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -22,9 +25,11 @@
 #include "baselines.hpp"
 #include "bench_context.hpp"
 #include "harness/kafka_cluster.hpp"
+#include "real_cluster_runs.hpp"
 #include "relay_runs.hpp"
 #include "report.hpp"
 #include "report_debezium.hpp"
+#include "stats.hpp"
 #include "suite.hpp"
 #include "test_env.hpp"
 #include "vs_debezium.hpp"
@@ -77,6 +82,7 @@ int debezium_comparison(const outbox::bench::BenchSizes& sizes, const std::strin
     if (!session) throw std::runtime_error(session.error().message);
     outbox::bench::BenchContext context{sizes, db, nullptr, cluster.bootstrap(), *session.value(),
                                         out};
+    context.cluster = &cluster;
     const outbox::bench::DebeziumComparison comparison =
         outbox::bench::compare_with_debezium(context, cluster);
     outbox::bench::write_debezium_report(
@@ -115,6 +121,38 @@ int single_drain(long events, int relays, const std::string& relay_yaml, long ag
       });
 }
 
+int brokers_side_by_side(int events, int runs) {
+  outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
+  sizes.runs = runs;
+  sizes.drain_events = events;
+  return run_bench(3, 8, sizes, "/tmp", [&](outbox::bench::BenchContext& context) {
+    using outbox::bench::format_figure;
+    const auto l_db = outbox::bench::measure_db_limit(context, 500, 2);
+    const auto mock_k = outbox::bench::measure_broker_limit(context, 500, 2);
+    outbox::bench::Figure mock_rate;
+    long mock_duplicates = 0;
+    for (int run = 0; run < runs; ++run) {
+      const auto drained = outbox::bench::drain(context, events, 1, true);
+      mock_rate.runs.push_back(drained.rate);
+      mock_duplicates += drained.duplicates;
+    }
+    const auto real = outbox::bench::measure_on_real_cluster(context, 2);
+    const auto ratio = [](double a, double b) { return outbox::bench::format_number(a / b, 2); };
+    std::cout << "medians of " << runs << " runs (min-max), " << events << " events per drain\n"
+              << "L_db(500)            " << format_figure(l_db) << "\n"
+              << "L_k(500)  mock       " << format_figure(mock_k) << "\n"
+              << "L_k(500)  real       " << format_figure(real.broker_limit) << "  real/mock "
+              << ratio(real.broker_limit.median(), mock_k.median()) << "\n"
+              << "R         mock       " << format_figure(mock_rate) << "  R/L_db "
+              << ratio(mock_rate.median(), l_db.median()) << ", duplicates " << mock_duplicates
+              << "\n"
+              << "R         real       " << format_figure(real.drain_rate) << "  R/L_db "
+              << ratio(real.drain_rate.median(), l_db.median()) << ", real/mock "
+              << ratio(real.drain_rate.median(), mock_rate.median()) << ", duplicates "
+              << real.drain_duplicates << "\n";
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +161,9 @@ int main(int argc, char** argv) {
   bool debezium = false;
   if (argc == 5 && std::string(argv[1]) == "ldb") {
     return single_db_limit(std::stoi(argv[2]), std::stod(argv[3]), std::stoi(argv[4]));
+  }
+  if (argc == 4 && std::string(argv[1]) == "brokers") {
+    return brokers_side_by_side(std::stoi(argv[2]), std::stoi(argv[3]));
   }
   if (argc >= 4 && std::string(argv[1]) == "drain") {
     return single_drain(std::stol(argv[2]), std::stoi(argv[3]), argc >= 5 ? argv[4] : "",

@@ -62,7 +62,7 @@ DrainRun drain_loaded(BenchContext& context, int relays, bool count_deliveries,
                       const std::string& extra_relay_yaml) {
   const std::string topic = context.next_topic("drain");
   // The topic exists before the clock starts: broker-side topic creation is not the relay's.
-  context.broker->command("topic " + topic + " 8 3");
+  context.create_topic(topic);
   const pid_t db = database_pid();
   const double db_cpu_before = db != 0 ? cpu_seconds(db) : 0;
   const auto started = Clock::now();

@@ -62,6 +62,28 @@ void write_report(const SuiteResults& r, const BenchContext& context,
      << "| duplicates (kcat: deliveries − distinct ids, all runs) | " << r.drain_duplicates
      << " | 0: " << verdict(r.drain_duplicates == 0) << " |\n";
 
+  {
+    const RealClusterResults& real = r.real_cluster;
+    const double real_k = real.broker_limit.median();
+    const double real_rate = real.drain_rate.median();
+    md << "\n## The same on a real Kafka cluster\n\nApache Kafka " << real.version
+       << ", 3 KRaft nodes on loopback started by scripts/kafka-cluster.sh, replication factor 3, "
+          "min.insync.replicas 2, acks=all; measured in this run beside the mock cluster above, "
+          "on the same database.\n\n"
+          "| figure | mock cluster | real cluster | real / mock |\n|---|---|---|---|\n"
+       << "| L_k(500), events/s | " << format_figure(r.broker_limit.at(500)) << " | "
+       << format_figure(real.broker_limit) << " | " << ratio(real_k, l_k) << " |\n"
+       << "| R, events/s | " << format_figure(r.drain_rate) << " | "
+       << format_figure(real.drain_rate) << " | " << ratio(real_rate, rate) << " |\n"
+       << "| R / L_db(500) | " << ratio(rate, l_db) << " | " << ratio(real_rate, l_db) << " | |\n"
+       << "| R / min(L_db, L_k) | " << ratio(rate, std::min(l_db, l_k)) << " | "
+       << ratio(real_rate, std::min(l_db, real_k)) << " | |\n"
+       << "| relay CPU, % of one core | " << format_figure(r.drain_relay_cpu) << " | "
+       << format_figure(real.drain_relay_cpu) << " | |\n"
+       << "| duplicates (kcat, all runs) | " << r.drain_duplicates << " | " << real.drain_duplicates
+       << " | |\n";
+  }
+
   md << "\n## Claim cost vs backlog (claim of 500 rows, ms, " << context.sizes.claim_samples
      << " samples each)\n\n| table | p50 | p99 | p50 / p50 at the first row |\n|---|---|---|---|\n";
   std::ostringstream claim_dat;

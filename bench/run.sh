@@ -2,7 +2,9 @@
 # The benchmark suite in one command, from a fresh Debian bookworm machine as root: installs
 # packages (and gnuplot for the plots), builds, starts a private MariaDB for the benchmark
 # (data under .local/bench-mariadb, 4 GiB buffer pool) and runs outbox-bench, which starts
-# its own test broker. Report and plots: bench/out/ (report.md, *.png).
+# its own test broker (librdkafka's mock cluster) and, for the publish baseline and the drain
+# again, a real 3-node Kafka cluster (scripts/kafka-cluster.sh; the broker comes from Maven
+# Central into .local/ once). Report and plots: bench/out/ (report.md, *.png).
 #   bench/run.sh [--smoke] [--out DIR]     (--smoke: a seconds-long run that only proves the
 #                                            suite works)
 #   bench/run.sh --debezium [--smoke] [--out DIR]
@@ -13,9 +15,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 "$root/scripts/deps.sh" gnuplot-nox
+# The broker and Debezium come from Maven Central into .local/ (once; reused after).
+"$root/scripts/kafka-cluster.sh" fetch
 if [[ " $* " == *" --debezium "* ]]; then
-  # The broker and Debezium come from Maven Central into .local/ (once; reused after).
-  "$root/scripts/kafka-cluster.sh" fetch
   "$root/bench/anchors/debezium/debezium.sh" fetch
 fi
 echo "==> building"

@@ -47,6 +47,9 @@ SuiteResults run_suite(BenchContext& context) {
     results.drain_duplicates += drained.duplicates;
   }
 
+  say("the same on a real Kafka cluster: L_k(500) and " + std::to_string(sizes.runs) + " drains");
+  results.real_cluster = measure_on_real_cluster(context, kDefaultWorkers);
+
   say("claim cost vs backlog");
   clear_outbox(context);
   long pending = 0;

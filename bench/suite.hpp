@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bench_context.hpp"
+#include "real_cluster_runs.hpp"
 #include "relay_runs.hpp"
 #include "stats.hpp"
 #include "steady_latency.hpp"
@@ -25,6 +26,7 @@ struct SuiteResults {
   Figure drain_db_cpu;
   Figure drain_peak_rss;
   long drain_duplicates = 0;
+  RealClusterResults real_cluster;  // L_k(500) and the drain again, on a real cluster
   std::vector<BacklogPoint> claim_cost;
   std::string explain;
   DrainRun memory_drain;  // the large drain

@@ -6,12 +6,21 @@
 # event). Then it proves with kcat that every event arrived, and with SQL that every order got
 # exactly one notification job.
 #   scripts/demo.sh [ORDERS] [RATE_PER_SECOND]      (default 20000 orders at 2000/s)
+# The embedded default broker is librdkafka's mock cluster (no JVM, starts at once).
+# OUTBOX_DEMO_KAFKA=real runs the same chain on a real Apache Kafka cluster instead: 3 KRaft
+# nodes on loopback (scripts/kafka-cluster.sh; the broker comes from Maven Central into .local/
+# once, which needs OpenJDK 17 and Maven), replication factor 3, min.insync.replicas 2.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 orders=${1:-20000}
 rate=${2:-2000}
 work=$root/.local/demo
 mkdir -p "$work"
+kafka=${OUTBOX_DEMO_KAFKA:-mock}
+[[ $kafka == mock || $kafka == real ]] || {
+  echo "OUTBOX_DEMO_KAFKA must be mock or real, not '$kafka'" >&2
+  exit 64
+}
 
 "$root/scripts/deps.sh"
 echo "==> building"
@@ -26,6 +35,7 @@ cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   "$root/scripts/local-mariadb.sh" stop "$root/.local/demo-mariadb"
+  if [[ $kafka == real ]]; then "$root/scripts/kafka-cluster.sh" stop "$work/kafka" || true; fi
 }
 trap cleanup EXIT
 
@@ -39,13 +49,23 @@ sql=(mariadb --no-defaults -h"$OUTBOX_MYSQL_HOST" -P"$OUTBOX_MYSQL_PORT" -u"$OUT
   -u"$OUTBOX_MYSQL_USER" -p"$OUTBOX_MYSQL_PASSWORD"
 echo "==> schema applied to database demo"
 
-"$bin/tools/test_broker/outbox-test-broker" --brokers 3 --partitions 8 --topic outbox.order \
-  --topic outbox.order.dead-letter --control "$work/broker.sock" >"$work/broker.log" 2>&1 \
-  </dev/null &
-pids+=($!)
-for _ in $(seq 1 100); do grep -q bootstrap= "$work/broker.log" && break; sleep 0.1; done
-bootstrap=$(sed -n 's/^bootstrap=//p' "$work/broker.log")
-echo "==> test broker (librdkafka mock cluster, 3 brokers) at $bootstrap"
+if [[ $kafka == real ]]; then
+  "$root/scripts/kafka-cluster.sh" fetch
+  rm -rf "$work/kafka"
+  bootstrap=$("$root/scripts/kafka-cluster.sh" start "$work/kafka" | tail -1)
+  for topic in outbox.order outbox.order.dead-letter; do
+    "$root/scripts/kafka-cluster.sh" create-topic "$work/kafka" "$topic" 8
+  done
+  echo "==> real Kafka cluster (3 KRaft nodes, logs under $work/kafka) at $bootstrap"
+else
+  "$bin/tools/test_broker/outbox-test-broker" --brokers 3 --partitions 8 --topic outbox.order \
+    --topic outbox.order.dead-letter --control "$work/broker.sock" >"$work/broker.log" 2>&1 \
+    </dev/null &
+  pids+=($!)
+  for _ in $(seq 1 100); do grep -q bootstrap= "$work/broker.log" && break; sleep 0.1; done
+  bootstrap=$(sed -n 's/^bootstrap=//p' "$work/broker.log")
+  echo "==> test broker (librdkafka mock cluster, 3 brokers) at $bootstrap"
+fi
 
 # Both programs read the server's address and credentials from the environment (\${VAR}).
 mysql_section='mysql:
