@@ -100,9 +100,11 @@ export LSAN_OPTIONS=suppressions=$root/tests/sanitizer/lsan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The packaging checks (label deploy) run no code of ours worth instrumenting, and the
 # verifier's chaos soak and self-test repeat under faults what its seven windows cover: the
-# plain build runs them, this one keeps CI's time in bounds.
+# plain build runs them, this one keeps CI's time in bounds. So do the real-cluster tests
+# (label kafka): they run the relay's and the consumer's code paths the mock-cluster tests run
+# here too, and each spends most of its minutes in the brokers' JVMs, not in code of ours.
 run_ctest "tests under ASan + UBSan" --test-dir "$root/build-asan" -j"$jobs" \
-  --output-on-failure -LE deploy \
+  --output-on-failure -LE 'deploy|kafka' \
   -E 'verify: ?(a short chaos soak|a verifier whose duplicate path never ran)' "$@"
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 

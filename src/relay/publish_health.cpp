@@ -21,13 +21,15 @@ PublishHealth::Admission PublishHealth::admit(size_t batch_size, Clock::time_poi
   return {Admission::Kind::kProbe, std::min(batch_size, settings_.probe_events)};
 }
 
-void PublishHealth::probe_not_sent(bool nothing_to_send) {
+void PublishHealth::probe_not_sent(Clock::time_point now) {
   std::lock_guard lock(mutex_);
   if (!probe_out_) return;
   probe_out_ = false;
-  if (!in_outage_ || !nothing_to_send) return;
-  in_outage_ = false;
-  spdlog::info("kafka outage: nothing left to probe with; claiming again (the next batch tells)");
+  // Nothing sent is nothing learnt: the outage stands until a delivery gets through. A probe
+  // that found no rows (every row still in flight in the batches the outage caught, waiting
+  // out their delivery timeout) tries again at the same interval rather than opening the
+  // gate to full batches the cluster would fail alike.
+  if (in_outage_) next_probe_ = now + probe_interval_;
 }
 
 void PublishHealth::settled(size_t delivered, size_t outage, const std::string& outage_error,

@@ -50,9 +50,9 @@ class PublishHealth {
   explicit PublishHealth(Settings settings) : settings_(settings) {}
 
   Admission admit(size_t batch_size, Clock::time_point now);
-  // A probe claim sent nothing: its slot is free again. `nothing_to_send` (the claim found no
-  // rows): with nothing to learn from, the gate opens (the next real batch tells again).
-  void probe_not_sent(bool nothing_to_send);
+  // A probe claim sent nothing (no rows, no byte budget, a database error): its slot is free
+  // again and the next probe is due after the current interval; the outage stands.
+  void probe_not_sent(Clock::time_point now);
   // A batch settled: how many of its events were delivered, how many failed the outage way
   // (`outage_error` says the first: "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]"), and whether
   // it was a probe.

@@ -90,7 +90,7 @@ Worker::ClaimAttempt Worker::try_claim() {
   // Payload bytes held by this process stay under relay.max_in_flight_bytes.
   const ByteBudget::Allowance allowance = bytes_.reserve(settings_.claim_bytes);
   if (allowance.bytes == 0 && !allowance.alone) {
-    if (probe) publish_health_.probe_not_sent(false);
+    if (probe) publish_health_.probe_not_sent(steady_clock::now());
     return {ClaimResult::kBudgetSpent};
   }
   return claim_and_send(admission.limit, probe, allowance);
@@ -115,7 +115,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   bytes_.keep(allowance.bytes, claimed ? claimed.value().payload_bytes : 0);
   if (!claimed) {
     ++stats_.db_errors;
-    if (probe) publish_health_.probe_not_sent(false);
+    if (probe) publish_health_.probe_not_sent(steady_clock::now());
     return {ClaimResult::kFailed, claimed.error(), backoff_.next()};
   }
   backoff_.reset();
@@ -134,7 +134,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
         settings_.max_lease_expiries, some_ids(batch.failed_unsettled_notes));
   }
   if (batch.events.empty()) {
-    if (probe) publish_health_.probe_not_sent(batch.parked.empty());
+    if (probe) publish_health_.probe_not_sent(steady_clock::now());
     if (batch.parked.empty()) return {ClaimResult::kNothing};
     wake_successors(batch.parked);
     return {ClaimResult::kOnlyParked};

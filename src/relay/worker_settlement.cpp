@@ -116,7 +116,14 @@ void Worker::report_deliveries(const InFlightBatch& batch, const SettlementPlan&
                  events[i].event_id, describe(outcomes[i].status), outcomes[i].topic,
                  outcomes[i].error);
   }
-  // An outage fails thousands of events alike: one line per batch, each event at debug.
+  // An outage fails thousands of events alike: one line per batch, each event at debug (the
+  // line an audit of duplicates reads: a delivery the cluster did not confirm may still be
+  // stored, and then its resend is a second copy).
+  for (size_t i : plan.outage) {
+    spdlog::debug("event {} {} (topic {}[{}]): {}; back to PENDING, no attempt counted (outage)",
+                  events[i].event_id, describe(outcomes[i].status), outcomes[i].topic,
+                  outcomes[i].partition, outcomes[i].error);
+  }
   if (!plan.outage.empty()) {
     spdlog::warn(
         "worker {}: claim {}: {} events failed the cluster's way ({}), none of their "
