@@ -10,11 +10,22 @@
 namespace outbox::writer {
 namespace {
 
-// The seed's column list: later migrations only add columns with defaults.
+// The seed's column list: later migrations only add columns with defaults, so a writer of an
+// event without trace context works on a schema without sql/012 too.
 constexpr const char* kInsertEvent =
     "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
     "event_version, payload, status, created_at) "
     "VALUES (?, ?, ?, ?, ?, ?, 'PENDING', CURRENT_TIMESTAMP(6))";
+
+// With the trace context columns of sql/012 (traceparent, tracestate NULL when empty).
+constexpr const char* kInsertTracedEvent =
+    "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+    "event_version, payload, traceparent, tracestate, status, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), 'PENDING', CURRENT_TIMESTAMP(6))";
+
+const char* insert_statement(const OutboxEventRecord& event) {
+  return event.trace.empty() ? kInsertEvent : kInsertTracedEvent;
+}
 
 void check_usable(sql::Connection& connection, const OutboxEventRecord& event) {
   if (connection.getAutoCommit()) {
@@ -25,6 +36,9 @@ void check_usable(sql::Connection& connection, const OutboxEventRecord& event) {
   if (const auto problem = event_id_problem(event.event_id)) {
     throw std::invalid_argument("append_event: event_id \"" + event.event_id + "\" " + *problem);
   }
+  if (const auto problem = trace_context_problem(event.trace)) {
+    throw std::invalid_argument("append_event: event " + event.event_id + ": " + *problem);
+  }
 }
 
 void insert(sql::PreparedStatement& statement, const OutboxEventRecord& event) {
@@ -34,6 +48,10 @@ void insert(sql::PreparedStatement& statement, const OutboxEventRecord& event) {
   statement.setString(4, event.event_type);
   statement.setInt64(5, event.event_version);
   statement.setString(6, event.payload);
+  if (!event.trace.empty()) {
+    statement.setString(7, event.trace.traceparent);
+    statement.setString(8, event.trace.tracestate);
+  }
   statement.executeUpdate();
 }
 
@@ -41,13 +59,13 @@ void insert(sql::PreparedStatement& statement, const OutboxEventRecord& event) {
 
 void append_event(MysqlSession& session, const OutboxEventRecord& event) {
   check_usable(session.connection(), event);
-  insert(session.prepare(kInsertEvent), event);
+  insert(session.prepare(insert_statement(event)), event);
 }
 
 void append_event(sql::Connection& connection, const OutboxEventRecord& event) {
   check_usable(connection, event);
   const std::unique_ptr<sql::PreparedStatement> statement(
-      connection.prepareStatement(kInsertEvent));
+      connection.prepareStatement(insert_statement(event)));
   insert(*statement, event);
 }
 

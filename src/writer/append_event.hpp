@@ -16,7 +16,9 @@ namespace outbox::writer {
 // same transaction, so the caller's one error path decides the transaction's fate (rollback,
 // and COMMIT failures are "outcome unknown": see OrderWriter). Misuse throws
 // std::invalid_argument: autocommit on (the event would commit alone, before or without the
-// business row) or an event_id the column would truncate.
+// business row), an event_id the column would truncate, or a malformed trace context
+// (event.trace: checked before any statement runs). An event with a trace context needs the
+// columns of sql/012; one without inserts the seed's column list only.
 void append_event(MysqlSession& session, const OutboxEventRecord& event);
 void append_event(sql::Connection& connection, const OutboxEventRecord& event);
 

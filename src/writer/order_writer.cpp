@@ -26,12 +26,13 @@ std::optional<std::string> submission_problem(const OrderSubmission& order) {
   }
   if (const auto problem = event_id_problem(order.event_id)) return "event_id " + *problem;
   if (order.payload.empty()) return "payload is empty";
-  return std::nullopt;
+  return trace_context_problem(order.trace);
 }
 
 OutboxEventRecord acceptance_event(const OrderSubmission& order) {
   return OutboxEventRecord{order.event_id,   "order",       std::to_string(order.order_id),
-                           "ORDER_ACCEPTED", order.version, order.payload};
+                           "ORDER_ACCEPTED", order.version, order.payload,
+                           order.trace};
 }
 
 void insert_order(MysqlSession& session, const OrderSubmission& order) {

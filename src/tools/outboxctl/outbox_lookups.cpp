@@ -30,6 +30,8 @@ const Columns& event_columns() {
       {"created_at", iso_time("e.created_at")},
       {"published_at", iso_time("e.published_at")},
       {"published_by", "e.published_by"},
+      {"traceparent", "e.traceparent"},
+      {"tracestate", "e.tracestate"},
       {"payload_bytes", "LENGTH(e.payload)", kInteger},
   };
   return columns;
@@ -63,6 +65,7 @@ const Columns& notification_job_columns() {
       {"source_version", "j.source_version", kInteger},
       {"status", "j.status"},
       {"created_at", iso_time("j.created_at")},
+      {"trace_id", "j.trace_id"},
   };
   return columns;
 }
