@@ -12,7 +12,10 @@ struct OutboxEvent {
   std::string aggregate_id;
   std::string event_type;
   int64_t event_version = 0;
-  std::string payload;
+  std::string payload;  // the column's bytes as stored (JSON text, or binary)
+  // W3C trace context (sql/012); empty when the column is NULL.
+  std::string traceparent;
+  std::string tracestate;
   // Failed publish attempts so far.
   int attempts = 0;
   // Age of the row at claim time, by the database clock (created -> claimed).

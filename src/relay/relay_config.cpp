@@ -26,7 +26,8 @@ constexpr Micros kLeaseMarginOverDelivery = seconds(5);
 KafkaSettings read_kafka(YamlSection section) {
   KafkaSettings kafka;
   kafka.bootstrap_servers = section.required_string("bootstrap_servers");
-  kafka.topic = section.string("topic", kafka.topic);
+  kafka.message = read_message_settings(section);
+  kafka.topic = section.string("topic", default_topic_template(kafka.message.profile));
   if (Outcome<TopicTemplate> parsed = TopicTemplate::parse(kafka.topic); !parsed) {
     section.problem("topic", parsed.error().message);
   }
@@ -177,6 +178,7 @@ std::string print_relay_config(const RelayConfig& config) {
     out << YAML::Key << entry.key << YAML::Value << entry.value;
   }
   out << YAML::EndMap;
+  emit_message_settings(config.kafka.message, out);
   out << YAML::Key << "properties" << YAML::Value;
   emit_kafka_properties(producer_properties(config.kafka), out);
   out << YAML::EndMap;

@@ -10,6 +10,7 @@
 #include "config/env_substitution.hpp"
 #include "config/log_section.hpp"
 #include "config/yaml_section.hpp"
+#include "message_settings.hpp"
 #include "mysql/mysql_endpoint.hpp"
 #include "operator_settings.hpp"
 
@@ -18,9 +19,10 @@ namespace outbox {
 // kafka.*: where to publish and the producer's librdkafka properties.
 struct KafkaSettings {
   std::string bootstrap_servers;
-  std::string topic = "outbox.{aggregate_type}";  // template over the row
+  std::string topic = "outbox.{aggregate_type}";  // template over the row; default by profile
   std::vector<ScalarAt> topics;                   // aggregate_type -> template
   std::vector<ScalarAt> properties;               // handed to librdkafka verbatim
+  MessageSettings message;                        // profile, headers, tombstones
 };
 
 // relay.*: the claim/publish/mark loop.
