@@ -22,6 +22,9 @@ struct ClaimedBatch {
   std::vector<std::string> reclaimed_notes;
   // How many of `events` are RETRY rows whose backoff ended.
   size_t retried = 0;
+  // Log text, one note per expired row this claim parked as FAILED instead of taking it over:
+  // its lease had expired unsettled relay.max_lease_expiries times.
+  std::vector<std::string> failed_unsettled_notes;
   // Rows this claim found held back by an older event of their aggregate and parked as
   // BLOCKED instead of claiming (per-aggregate ordering). A claim can park rows and return no
   // events while more are claimable. Pass them to wake_successors() after the claim.
@@ -86,6 +89,12 @@ class ClaimStore {
   // parked rows (with the parked ids), each time after that transaction committed: then of
   // two relays racing (one parks a successor while the other publishes its predecessor) one
   // of the two checks sees the other's commit, and no wakeup is lost. Returns how many woke.
+  // PUBLISHING -> RETRY after `delay`, attempts unchanged, for rows still leased to `token`
+  // whose failure is nobody's fault yet (a topic not known yet, within its grace).
+  virtual Outcome<LeaseUpdateResult> defer(const LeaseToken& token,
+                                           const std::vector<std::string>& ids, Micros delay,
+                                           const std::string& error) = 0;
+
   virtual Outcome<size_t> wake_successors(const std::vector<std::string>& ids) = 0;
 
   // True once a connection error showed the session unusable (the worker then opens a new

@@ -44,6 +44,26 @@ std::vector<std::string> missing_from(const std::vector<std::string>& ids,
 
 }  // namespace
 
+std::string storable_error(const std::string& text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(std::min(text.size(), kMaxLastErrorLength));
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool printable = byte >= 0x20 && byte < 0x7f;
+    const size_t width = printable ? 1 : 4;
+    if (out.size() + width > kMaxLastErrorLength) break;
+    if (printable) {
+      out.push_back(c);
+    } else {
+      out += "\\x";
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0xf]);
+    }
+  }
+  return out;
+}
+
 MysqlClaimStore::MysqlClaimStore(std::unique_ptr<MysqlSession> session, ClaimPolicy policy)
     : session_(std::move(session)), policy_(std::move(policy)) {
   if (!policy_.due_scans) {
@@ -68,6 +88,8 @@ Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
 
 void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
                            std::vector<std::string>& to_park) {
+  std::vector<std::string> reclaimed;  // expired leases taken over
+  std::vector<std::string> unsettled;  // expired once too often: FAILED instead
   const std::string sql = kind == ScanKind::kPending ? claim_sql::select_pending(policy_.ordering)
                           : kind == ScanKind::kExpired
                               ? claim_sql::select_expired(policy_.ordering)
@@ -92,24 +114,50 @@ void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
     event.age_at_claim_us = rows->getInt64(Column::kAgeUs);
     event.attempts = rows->getInt(Column::kAttempts);
     if (kind == ScanKind::kExpired) {
-      batch.reclaimed_notes.push_back(event.event_id + " (was " +
-                                      rows->getString(Column::kPreviousOwner) + ")");
+      const int expiries = rows->getInt(Column::kLeaseExpiries) + 1;
+      const std::string owner = rows->getString(Column::kPreviousOwner);
+      if (expiries >= policy_.max_lease_expiries) {
+        batch.failed_unsettled_notes.push_back(event.event_id + " (lease expired " +
+                                               std::to_string(expiries) + " times, last owner " +
+                                               owner + ")");
+        unsettled.push_back(std::move(event.event_id));
+        continue;
+      }
+      batch.reclaimed_notes.push_back(event.event_id + " (was " + owner + ")");
+      reclaimed.push_back(event.event_id);
     } else if (kind == ScanKind::kRetryDue) {
       ++batch.retried;
     }
     batch.events.push_back(std::move(event));
   }
+  rows.reset();
+  if (!reclaimed.empty()) {
+    for_each_id_chunk(reclaimed, claim_sql::CountLeaseExpiry{},
+                      [](sql::PreparedStatement& count) { count.executeUpdate(); });
+  }
+  if (!unsettled.empty()) {
+    const std::string reason =
+        "its lease expired " + std::to_string(policy_.max_lease_expiries) +
+        " times without a relay settling it (relay.max_lease_expiries); last error: ";
+    for_each_id_chunk(unsettled, claim_sql::FailUnsettled{.reason = reason},
+                      [](sql::PreparedStatement& fail) { fail.executeUpdate(); });
+  }
 }
 
-void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked) {
+void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked,
+                                      std::vector<std::string>& behind_failed) {
   sql::PreparedStatement& statement =
       session_->prepare(claim_sql::select_blocked_due(policy_.ordering));
   StatementParameters parameters(statement);
   claim_sql::ScanLimit{limit}.bind(parameters);
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
   std::vector<std::string> free;
+  using Column = claim_sql::BlockedDueColumn;
   while (rows->next()) {
-    (rows->getInt(2) != 0 ? still_blocked : free).push_back(rows->getString(1));
+    std::vector<std::string>& list = rows->getInt(Column::kBlocked) == 0           ? free
+                                     : rows->getInt(Column::kBlockedByFailed) != 0 ? behind_failed
+                                                                                   : still_blocked;
+    list.push_back(rows->getString(Column::kEventId));
   }
   rows.reset();
   if (free.empty()) return;
@@ -163,8 +211,13 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
       // Still held back: parked again with a later recheck, but not reported as newly parked
       // (nothing changed for them, so there is nothing to wake).
       std::vector<std::string> still_blocked;
-      recheck_blocked(limit, still_blocked);
+      std::vector<std::string> behind_failed;
+      recheck_blocked(limit, still_blocked, behind_failed);
       if (!still_blocked.empty()) park(still_blocked);
+      if (!behind_failed.empty()) {
+        for_each_id_chunk(behind_failed, claim_sql::ParkBehindFailed{},
+                          [](sql::PreparedStatement& statement) { statement.executeUpdate(); });
+      }
     }
     if (batch.events.size() < limit) {
       scan(ScanKind::kPending, limit - batch.events.size(), batch, parked);
@@ -244,12 +297,31 @@ Outcome<LeaseUpdateResult> MysqlClaimStore::release(const LeaseToken& token,
   });
 }
 
+Outcome<LeaseUpdateResult> MysqlClaimStore::defer(const LeaseToken& token,
+                                                  const std::vector<std::string>& ids, Micros delay,
+                                                  const std::string& error) {
+  const std::string stored = storable_error(error);
+  return in_transaction<LeaseUpdateResult>("defer", [&] {
+    LeaseUpdateResult result;
+    if (ids.empty()) return result;
+    result.no_longer_leased =
+        missing_from(ids, select_ids(ids, claim_sql::SelectHeldBy{.owner = token.value()}));
+    for_each_id_chunk(
+        ids,
+        claim_sql::RecordDeferral{.delay = delay, .last_error = stored, .owner = token.value()},
+        [&](sql::PreparedStatement& statement) {
+          result.changed += static_cast<size_t>(statement.executeUpdate());
+        });
+    return result;
+  });
+}
+
 Outcome<LeaseUpdateResult> MysqlClaimStore::record_failure(const LeaseToken& token,
                                                            const std::vector<std::string>& ids,
                                                            const PublishFailure& failure) {
-  // last_error is VARCHAR(1024): a longer text would be rejected in strict mode, and a
-  // rejected statement would leave the row to its lease instead of recording the failure.
-  const std::string error = failure.error.substr(0, kMaxLastErrorLength);
+  // last_error is VARCHAR(1024): a longer (or unstorable) text would be rejected in strict mode,
+  // and a rejected statement would leave the row to its lease instead of recording the failure.
+  const std::string error = storable_error(failure.error);
   return in_transaction<LeaseUpdateResult>("record failure", [&] {
     LeaseUpdateResult result;
     if (ids.empty()) return result;

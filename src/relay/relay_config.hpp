@@ -41,6 +41,11 @@ struct RelaySettings {
   int max_attempts = 10;
   Micros retry_backoff_initial = std::chrono::seconds(1);
   Micros retry_backoff_max = std::chrono::minutes(5);
+  // Events to a topic or partition the cluster does not know are retried (no attempts) this
+  // long, then FAILED with the reason.
+  Micros unknown_topic_grace = std::chrono::minutes(5);
+  // A row whose lease expired unsettled this many times is parked as FAILED.
+  int max_lease_expiries = 5;
 };
 
 // metrics.*: the HTTP endpoint (/metrics, /healthz, /readyz) and what it reports.

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "child_process.hpp"
+#include "http_scrape.hpp"
 #include "poll.hpp"
 #include "relay_process.hpp"
 #include "test_database.hpp"
@@ -77,37 +78,76 @@ TEST_CASE("a poison event fails at once, the others flow, its aggregate waits un
   CHECK(again.err == "event " + poison + ": not skipped: it is SKIPPED, not FAILED\n");
 }
 
-TEST_CASE("retriable failures back off, park as FAILED after max_attempts, requeue publishes",
+TEST_CASE("an outage counts no attempt and parks nothing, however long it lasts; it ends alone",
           "[failure-policy][e2e]") {
   TestDatabase db;
-  db.insert_events(1, "flaky");
-  const std::string id = outbox::test::event_id("flaky", 1);
-  TestBroker broker(1, 1, {"outbox.order"});
+  db.insert_events(200, "outage", "order", 20);  // 20 aggregates x 10 versions
+  TestBroker broker(1, 4, {"outbox.order"});
+  // What the issue measured: 3 s delivery timeout, 10 s lease, 3 attempts. Before, every
+  // aggregate's head went FAILED within a few timeouts and the rest waited BLOCKED behind it.
   RelayTestConfig settings;
   settings.lease = "10s";
   settings.extra_kafka_properties =
-      "    message.timeout.ms: 1000\n"
+      "    message.timeout.ms: 3000\n"
       "    retry.backoff.ms: 100\n";
   settings.extra_relay_settings =
       "  max_attempts: 3\n"
       "  retry_backoff_initial: 200ms\n"
       "  retry_backoff_max: 400ms\n";
-  // Every produce request fails (retriably) until the test clears the errors.
+  // Every produce request fails with NOT_ENOUGH_REPLICAS until the test clears the errors.
   std::string errors = "errors Produce";
-  for (int i = 0; i < 300; ++i)
+  for (int i = 0; i < 3000; ++i)
     errors += " NOT_ENOUGH_REPLICAS";
   broker.command(errors);
   RelayProcess relay(db, broker.bootstrap(), settings);
-  REQUIRE(eventually([&] { return db.count("status = 'FAILED'") == 1; }));
-  CHECK(db.count("event_id = '" + id +
-                 "' AND attempts = 3 AND next_attempt_at IS NULL AND last_error LIKE "
-                 "'_MSG_TIMED_OUT:%'") == 1);
-  CHECK(logged(relay, "event " + id + " attempt 1 of 3:"));
-  CHECK(logged(relay, "event " + id + " attempt 2 of 3:"));
-  CHECK(logged(relay, "event " + id + " FAILED after 3 attempts:"));
-  CHECK(logged(relay, "retries 1 events whose backoff ended"));
+  REQUIRE(eventually([&] { return logged(relay, "kafka outage: every event of a batch failed"); }));
+  // Many more failed deliveries than max_attempts allows: probes keep failing.
+  REQUIRE(eventually([&] {
+    return outbox::harness::count_occurrences(relay.log(), "the probe failed too") >= 4;
+  }));
+  const outbox::test::HttpAnswer ready = outbox::test::http_get(relay.metrics_port(), "/readyz");
+  CHECK(ready.status == 503);
+  CHECK(ready.body.find("kafka outage, claims paused: NOT_ENOUGH_REPLICAS") != std::string::npos);
+  const std::string metrics = outbox::test::http_get(relay.metrics_port(), "/metrics").body;
+  CHECK(outbox::test::metric_sample(metrics, "outbox_relay_kafka_outage") == 1);
+  CHECK(db.count("status = 'FAILED'") == 0);
+  CHECK(db.count("attempts > 0") == 0);
+  CHECK(db.count("status = 'PUBLISHED'") == 0);
 
   broker.command("clear Produce");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 200; }));
+  CHECK(logged(relay, "kafka outage over after"));
+  CHECK(db.count("attempts > 0 OR last_error IS NOT NULL") == 0);
+  const std::string after = outbox::test::http_get(relay.metrics_port(), "/metrics").body;
+  CHECK(outbox::test::metric_sample(after, "outbox_relay_kafka_outage") == 0);
+  CHECK(outbox::test::metric_sample(after, "outbox_relay_kafka_outages_total") == 1);
+  outbox::test::stop_gracefully(relay);
+  // Each aggregate's versions in order, each event on the topic.
+  const auto deliveries = outbox::test::deliveries_by_event(broker.bootstrap(), "outbox.order");
+  CHECK(deliveries.size() == 200);
+}
+
+TEST_CASE("an event's own failure parks it FAILED at once; fixed and requeued, it publishes",
+          "[failure-policy][e2e]") {
+  TestDatabase db;
+  db.exec(
+      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+      "event_version, payload, status, created_at) VALUES ('" +
+      outbox::test::event_id("fixme", 1) +
+      "', 'order', 'agg-1', 'X', 1, JSON_OBJECT('blob', REPEAT('x', 1100000)), 'PENDING', "
+      "CURRENT_TIMESTAMP(6))");
+  const std::string id = outbox::test::event_id("fixme", 1);
+  TestBroker broker(1, 1, {"outbox.order"});
+  RelayProcess relay(db, broker.bootstrap(), RelayTestConfig{});
+  REQUIRE(eventually([&] { return db.count("status = 'FAILED'") == 1; }));
+  CHECK(db.count("event_id = '" + id +
+                 "' AND attempts = 1 AND next_attempt_at IS NULL AND last_error LIKE "
+                 "'MSG_SIZE_TOO_LARGE:%'") == 1);
+  CHECK(logged(relay, "event " + id + " FAILED: not delivered"));
+
+  // The operator fixes the row, then requeues it.
+  db.exec("UPDATE outbox_event SET payload = JSON_OBJECT('blob', 'small') WHERE event_id = '" + id +
+          "'");
   const auto requeued = outboxctl(relay, {"--json", "requeue", id});
   INFO(requeued.err);
   CHECK(requeued.status == 0);

@@ -34,6 +34,13 @@ class TestDatabase {
   // `aggregates` values, created in id order.
   void insert_events(int n, const std::string& prefix, const std::string& aggregate_type = "order",
                      int aggregates = 100) const;
+  // Versions first_version..last_version of each of `aggregates` aggregates "agg-0".. of type
+  // order, version-major (every aggregate's version v before any v+1, as writers committing
+  // versions one after another would), PENDING, event type ORDER_CHANGED, payload {"seq": s}.
+  // Ids "<prefix>-<s>" as event_id(prefix, s) with s = (version - 1) * aggregates + a + 1, so
+  // successive calls for later versions continue the same sequence.
+  void insert_versioned_events(const std::string& prefix, int aggregates, int first_version,
+                               int last_version) const;
   // n PENDING ORDER_ACCEPTED events as the writer stores them: ids as insert_events, aggregate
   // id = order id = 1..n, payload {"order_id": i, "tenant_id": 1, "version": 1}.
   void insert_order_accepted_events(int n, const std::string& prefix) const;

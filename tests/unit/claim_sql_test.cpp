@@ -167,6 +167,14 @@ TEST_CASE("each statement's binder sets every placeholder of its SQL", "[sql]") 
                     capacity) == placeholders_of(claim_sql::RecordRetriableFailure::sql));
     CHECK(bound_for(claim_sql::RecordPermanentFailure{.last_error = error, .owner = owner},
                     capacity) == placeholders_of(claim_sql::RecordPermanentFailure::sql));
+    CHECK(bound_for(claim_sql::RecordDeferral{.delay = 10s, .last_error = error, .owner = owner},
+                    capacity) == placeholders_of(claim_sql::RecordDeferral::sql));
+    CHECK(bound_for(claim_sql::ParkBehindFailed{}, capacity) ==
+          placeholders_of(claim_sql::ParkBehindFailed::sql));
+    CHECK(bound_for(claim_sql::CountLeaseExpiry{}, capacity) ==
+          placeholders_of(claim_sql::CountLeaseExpiry::sql));
+    CHECK(bound_for(claim_sql::FailUnsettled{.reason = error}, capacity) ==
+          placeholders_of(claim_sql::FailUnsettled::sql));
   }
   RecordedParameters scan;
   claim_sql::ScanLimit{500}.bind(scan);

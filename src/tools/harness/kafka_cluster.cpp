@@ -86,6 +86,10 @@ void KafkaCluster::create_topic(const std::string& topic, int partitions,
   run(args);
 }
 
+void KafkaCluster::create_topic_led_by(const std::string& topic, int partitions, int node) const {
+  run({"create-topic", dir_, topic, std::to_string(partitions), "--leader", std::to_string(node)});
+}
+
 int KafkaCluster::leader(const std::string& topic, int partition) const {
   return std::stoi(run({"leader", dir_, topic, std::to_string(partition)}));
 }
@@ -98,8 +102,19 @@ void KafkaCluster::start_node(int node) const {
   run({"start-node", dir_, std::to_string(node)});
 }
 
+void KafkaCluster::start_nodes(const std::vector<int>& nodes) const {
+  std::vector<std::string> args{"start-node", dir_};
+  for (const int node : nodes)
+    args.push_back(std::to_string(node));
+  run(args);
+}
+
 void KafkaCluster::wait_leaders(const std::string& topic) const {
   run({"wait-leaders", dir_, topic});
+}
+
+void KafkaCluster::wait_in_sync(const std::string& topic) const {
+  run({"wait-isr", dir_, topic});
 }
 
 std::string KafkaCluster::node_log(int node) const {
