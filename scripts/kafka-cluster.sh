@@ -35,6 +35,8 @@
 #     in seconds rather than half a minute, so the tests wait less (the same mechanism).
 #   offsets/transaction-state topics with 4 partitions instead of 50: quicker first group.
 #   group.initial.rebalance.delay.ms=0: a consumer group starts at once.
+#   group.min.session.timeout.ms=1000 (default 6000): the tests' consumers use a 3 s session
+#     timeout, so a member killed -9 leaves its group in seconds (the same rebalance).
 # OUTBOX_KAFKA_HEAP (default 512m) caps each node's JVM heap.
 set -euo pipefail
 
@@ -131,6 +133,7 @@ transaction.state.log.replication.factor=3
 transaction.state.log.min.isr=2
 transaction.state.log.num.partitions=4
 group.initial.rebalance.delay.ms=0
+group.min.session.timeout.ms=1000
 broker.session.timeout.ms=6000
 broker.heartbeat.interval.ms=1000
 replica.lag.time.max.ms=10000

@@ -122,6 +122,7 @@ ConsumerExit EventConsumer::run(const std::stop_token& stop) {
   ConsumerExit exit = ConsumerExit::kDrained;
   while (!stop.stop_requested()) {
     resume_due_partitions();
+    positions_->serve_commit_results(steady_clock::now());
     milliseconds wait = kPollInterval;
     if (const auto next = holds_.next_resume()) {
       wait = std::clamp(duration_cast<milliseconds>(*next - steady_clock::now()), milliseconds(0),
@@ -141,7 +142,6 @@ ConsumerExit EventConsumer::run(const std::stop_token& stop) {
         handle(*message);
       }
     }
-    positions_->commit_due(steady_clock::now());
     report_progress(false);
   }
   if (exit == ConsumerExit::kDrained) {

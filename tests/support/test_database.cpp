@@ -49,7 +49,11 @@ std::string TestDatabase::scalar(const std::string& sql) const {
 }
 
 long long TestDatabase::count(const std::string& where_sql) const {
-  return std::stoll(scalar("SELECT COUNT(*) FROM outbox_event WHERE " + where_sql));
+  return count_rows("outbox_event", where_sql);
+}
+
+long long TestDatabase::count_rows(const std::string& table, const std::string& where_sql) const {
+  return std::stoll(scalar("SELECT COUNT(*) FROM " + table + " WHERE " + where_sql));
 }
 
 std::string mysql_section_yaml(const TestDatabase& db, int port) {

@@ -29,6 +29,8 @@ class TestDatabase {
   // The single value of a one-row, one-column query.
   std::string scalar(const std::string& sql) const;
   long long count(const std::string& where_sql) const;  // rows of outbox_event matching
+  // Rows of `table` (a table or a join) matching `where_sql`.
+  long long count_rows(const std::string& table, const std::string& where_sql = "1") const;
 
   // n PENDING events, ids "<prefix>-<000001..>" (36 chars wide), aggregate_id cycling over
   // `aggregates` values, created in id order.
