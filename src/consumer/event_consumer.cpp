@@ -65,7 +65,7 @@ Outcome<std::unique_ptr<EventConsumer>> EventConsumer::create(ConsumerOptions op
   rd_kafka_t* handle =
       rd_kafka_new(RD_KAFKA_CONSUMER, conf.value().get(), error.data(), error.size());
   if (handle == nullptr) return Error{std::string("cannot create the consumer: ") + error.data()};
-  conf.value().release();  // owned by the handle now
+  (void)conf.value().release();  // owned by the handle now
   self->consumer_.reset(handle);
   self->positions_ =
       std::make_unique<PartitionPositions>(handle, self->stats_, settings.consumer.commit_interval);

@@ -98,6 +98,15 @@ std::string select_blocked_due(Ordering ordering) {
          " ORDER BY e.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
 }
 
+std::string select_payloads(size_t capacity) {
+  return "SELECT event_id, payload FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
+         ")";
+}
+
+void SelectPayloads::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
+}
+
 std::string park_blocked(size_t capacity) {
   return "UPDATE outbox_event"
          " SET status = 'BLOCKED', lease_owner = NULL, lease_until = NULL,"

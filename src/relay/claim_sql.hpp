@@ -59,7 +59,8 @@ class Parameters {
 // scan adds a `blocked` column (1 when, in per-aggregate mode, an older event of the row's
 // aggregate is still unpublished; always 0 without ordering), and some a last column after it.
 inline constexpr const char* kEventColumns =
-    "e.event_id, e.aggregate_type, e.aggregate_id, e.event_type, e.event_version, e.payload, "
+    "e.event_id, e.aggregate_type, e.aggregate_id, e.event_type, e.event_version, "
+    "e.payload_bytes, "
     "TIMESTAMPDIFF(MICROSECOND, e.created_at, CURRENT_TIMESTAMP(6)), e.attempts";
 
 // The claim scans' result columns, 1-based as a ResultSet reads them.
@@ -69,7 +70,7 @@ struct ScanColumn {
   static constexpr unsigned kAggregateId = 3;
   static constexpr unsigned kEventType = 4;
   static constexpr unsigned kEventVersion = 5;
-  static constexpr unsigned kPayload = 6;
+  static constexpr unsigned kPayloadBytes = 6;  // the payload itself: select_payloads
   static constexpr unsigned kAgeUs = 7;
   static constexpr unsigned kAttempts = 8;
   static constexpr unsigned kBlocked = 9;
@@ -104,6 +105,13 @@ std::string select_retry_due(Ordering ordering);
 // BLOCKED rows due for their safety-net recheck, along idx_outbox_due: (event_id, blocked,
 // blocked by a FAILED event). Param: ScanLimit.
 std::string select_blocked_due(Ordering ordering);
+
+// The payloads of leased rows: (event_id, payload). Params: ids[capacity].
+std::string select_payloads(size_t capacity);
+struct SelectPayloads {
+  static constexpr auto sql = select_payloads;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // The statements over a list of event ids. Each has its SQL (one text per capacity) and a
 // binder struct holding the other values by name; bind() sets them and the ids in the order

@@ -24,7 +24,7 @@ Outcome<std::shared_ptr<ProducerHandle>> ProducerHandle::create(const KafkaSetti
   rd_kafka_t* handle =
       rd_kafka_new(RD_KAFKA_PRODUCER, conf.value().get(), error.data(), error.size());
   if (handle == nullptr) return Error{std::string("cannot create Kafka producer: ") + error.data()};
-  conf.value().release();  // owned by the handle now
+  (void)conf.value().release();  // owned by the handle now
   producer->handle_.reset(handle);
   producer->poller_ = std::jthread([raw = handle](const std::stop_token& stop) {
     while (!stop.stop_requested())

@@ -18,9 +18,13 @@ constexpr milliseconds kProbeTimeout{1000};
 constexpr milliseconds kProbeInterval{1000};
 constexpr milliseconds kQueueFullPause{2};
 
-// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts.
+// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts, and (for type checks) to GNU
+// statement expressions, which clang's -Wpedantic reports where they are expanded.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wgnu-statement-expression"
+#endif
 // A null key or value (a tombstone) is a view with data() == nullptr.
 rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic, std::string_view key,
                             std::string_view value, rd_kafka_headers_t* headers, void* opaque) {

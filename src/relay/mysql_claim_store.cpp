@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "claim_sql.hpp"
@@ -86,8 +87,9 @@ Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
   }
 }
 
-void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
-                           std::vector<std::string>& to_park) {
+bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& bytes,
+                           ClaimedBatch& batch, std::vector<std::string>& to_park) {
+  bool fits = true;
   std::vector<std::string> reclaimed;  // expired leases taken over
   std::vector<std::string> unsettled;  // expired once too often: FAILED instead
   const std::string sql = kind == ScanKind::kPending ? claim_sql::select_pending(policy_.ordering)
@@ -110,24 +112,36 @@ void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
     event.aggregate_id = rows->getString(Column::kAggregateId);
     event.event_type = rows->getString(Column::kEventType);
     event.event_version = rows->getInt64(Column::kEventVersion);
-    event.payload = rows->getString(Column::kPayload);
+    event.payload_bytes = rows->getUInt64(Column::kPayloadBytes);
     event.age_at_claim_us = rows->getInt64(Column::kAgeUs);
     event.attempts = rows->getInt(Column::kAttempts);
+    std::string previous_owner;
     if (kind == ScanKind::kExpired) {
       const int expiries = rows->getInt(Column::kLeaseExpiries) + 1;
-      const std::string owner = rows->getString(Column::kPreviousOwner);
+      previous_owner = rows->getString(Column::kPreviousOwner);
       if (expiries >= policy_.max_lease_expiries) {
         batch.failed_unsettled_notes.push_back(event.event_id + " (lease expired " +
                                                std::to_string(expiries) + " times, last owner " +
-                                               owner + ")");
+                                               previous_owner + ")");
         unsettled.push_back(std::move(event.event_id));
         continue;
       }
-      batch.reclaimed_notes.push_back(event.event_id + " (was " + owner + ")");
+    }
+    // Rows are taken in claim order while their payloads fit; the first one however large
+    // when nothing else is in flight. The rest stay as they are (their locks end with the
+    // claim) for a later claim.
+    const bool first = batch.events.empty();
+    if (batch.payload_bytes + event.payload_bytes > bytes.bytes && !(first && bytes.alone)) {
+      fits = false;
+      break;
+    }
+    if (kind == ScanKind::kExpired) {
+      batch.reclaimed_notes.push_back(event.event_id + " (was " + previous_owner + ")");
       reclaimed.push_back(event.event_id);
     } else if (kind == ScanKind::kRetryDue) {
       ++batch.retried;
     }
+    batch.payload_bytes += event.payload_bytes;
     batch.events.push_back(std::move(event));
   }
   rows.reset();
@@ -142,6 +156,7 @@ void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
     for_each_id_chunk(unsettled, claim_sql::FailUnsettled{.reason = reason},
                       [](sql::PreparedStatement& fail) { fail.executeUpdate(); });
   }
+  return fits;
 }
 
 void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked,
@@ -199,14 +214,47 @@ std::unordered_set<std::string> MysqlClaimStore::select_ids(const std::vector<st
   return found;
 }
 
-Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t limit, Micros lease) {
+void MysqlClaimStore::fetch_payloads(std::vector<OutboxEvent>& events) {
+  // A few MiB per statement: the client library buffers a whole result, so this bounds what it
+  // holds beside the payloads themselves (or one row, when a single one is larger).
+  constexpr uint64_t kFetchBytes = 4 << 20;
+  std::unordered_map<std::string, OutboxEvent*> by_id;
+  for (OutboxEvent& event : events)
+    by_id.emplace(event.event_id, &event);
+  size_t begin = 0;
+  while (begin < events.size()) {
+    size_t end = begin;
+    uint64_t chunk_bytes = 0;
+    while (end < events.size() && end - begin < claim_sql::kMaxIdList &&
+           (end == begin || chunk_bytes + events[end].payload_bytes <= kFetchBytes)) {
+      chunk_bytes += events[end].payload_bytes;
+      ++end;
+    }
+    std::vector<std::string> ids;
+    ids.reserve(end - begin);
+    for (size_t i = begin; i < end; ++i)
+      ids.push_back(events[i].event_id);
+    for_each_id_chunk(ids, claim_sql::SelectPayloads{}, [&](sql::PreparedStatement& select) {
+      std::unique_ptr<sql::ResultSet> rows(select.executeQuery());
+      while (rows->next()) {
+        const auto found = by_id.find(rows->getString(1));
+        if (found != by_id.end()) found->second->payload = rows->getString(2);
+      }
+    });
+    begin = end;
+  }
+}
+
+Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t limit, Micros lease,
+                                             const PayloadAllowance& bytes) {
   return in_transaction<ClaimedBatch>("claim", [&] {
     ClaimedBatch batch(token);
     std::vector<std::string>& parked = batch.parked;
+    bool fits = true;
     if (policy_.due_scans->take_turn()) {
-      scan(ScanKind::kExpired, limit, batch, parked);
-      if (batch.events.size() < limit) {
-        scan(ScanKind::kRetryDue, limit - batch.events.size(), batch, parked);
+      fits = scan(ScanKind::kExpired, limit, bytes, batch, parked);
+      if (fits && batch.events.size() < limit) {
+        fits = scan(ScanKind::kRetryDue, limit - batch.events.size(), bytes, batch, parked);
       }
       // Still held back: parked again with a later recheck, but not reported as newly parked
       // (nothing changed for them, so there is nothing to wake).
@@ -219,8 +267,8 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
                           [](sql::PreparedStatement& statement) { statement.executeUpdate(); });
       }
     }
-    if (batch.events.size() < limit) {
-      scan(ScanKind::kPending, limit - batch.events.size(), batch, parked);
+    if (fits && batch.events.size() < limit) {
+      scan(ScanKind::kPending, limit - batch.events.size(), bytes, batch, parked);
     }
     // Rows held back by an older event of their aggregate leave the PENDING range, so later
     // claims never read them again (claim cost stays O(batch)); a mark of that older event
@@ -242,6 +290,7 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
       throw ClaimInconsistency("claim leased " + std::to_string(leased) + " of " +
                                std::to_string(ids.size()) + " rows it had locked");
     }
+    fetch_payloads(batch.events);
     return batch;
   });
 }

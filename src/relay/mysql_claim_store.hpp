@@ -47,7 +47,8 @@ class MysqlClaimStore final : public ClaimStore {
  public:
   MysqlClaimStore(std::unique_ptr<MysqlSession> session, ClaimPolicy policy);
 
-  Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease) override;
+  Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease,
+                              const PayloadAllowance& bytes = {}) override;
   Outcome<MarkResult> mark_published(const LeaseToken& token,
                                      const std::vector<std::string>& ids) override;
   Outcome<LeaseUpdateResult> release(const LeaseToken& token,
@@ -67,9 +68,13 @@ class MysqlClaimStore final : public ClaimStore {
   Outcome<T> in_transaction(const char* what, Body&& body);
 
   enum class ScanKind { kPending, kExpired, kRetryDue };
-  // Appends the rows of one claim scan to the batch, or to `to_park` when an older event of
-  // their aggregate is unpublished.
-  void scan(ScanKind kind, size_t limit, ClaimedBatch& batch, std::vector<std::string>& to_park);
+  // Appends the rows of one claim scan to the batch (while their payloads fit `bytes`; returns
+  // false once one did not), or to `to_park` when an older event of their aggregate is
+  // unpublished. The payloads themselves are fetched later (fetch_payloads).
+  bool scan(ScanKind kind, size_t limit, const PayloadAllowance& bytes, ClaimedBatch& batch,
+            std::vector<std::string>& to_park);
+  // Reads the payloads of the leased events, a few MiB per statement.
+  void fetch_payloads(std::vector<OutboxEvent>& events);
   // The safety net: wakes due BLOCKED rows that are free; collects those still held back by a
   // live event (rechecked later) and those held back by a FAILED one (never rechecked).
   void recheck_blocked(size_t limit, std::vector<std::string>& still_blocked,

@@ -13,6 +13,8 @@ struct OutboxEvent {
   std::string event_type;
   int64_t event_version = 0;
   std::string payload;  // the column's bytes as stored (JSON text, or binary)
+  // LENGTH(payload): what the claim counted against the byte budget (payload_bytes column).
+  uint64_t payload_bytes = 0;
   // W3C trace context (sql/012); empty when the column is NULL.
   std::string traceparent;
   std::string tracestate;

@@ -10,6 +10,7 @@
 
 #include "backlog_monitor.hpp"
 #include "backoff.hpp"
+#include "byte_budget.hpp"
 #include "config/config_diagnostics.hpp"
 #include "config_reload.hpp"
 #include "health_board.hpp"
@@ -216,6 +217,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   publish_health_settings.probe_interval_initial = config.relay.backoff_initial;
   publish_health_settings.probe_interval_max = config.relay.backoff_max;
   PublishHealth publish_health(publish_health_settings);
+  ByteBudget in_flight_bytes(config.relay.max_in_flight_bytes);
   const auto outage = [&] { return publish_health.outage(std::chrono::steady_clock::now()); };
   const auto ready = [&] {
     return health.started() && !health.draining() && health.database_ok() &&
@@ -282,11 +284,13 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     settings.backoff_max = config.relay.backoff_max;
     settings.max_attempts = config.relay.max_attempts;
     settings.max_lease_expiries = config.relay.max_lease_expiries;
+    settings.claim_bytes = config.relay.max_in_flight_bytes /
+                           (static_cast<uint64_t>(config.relay.workers) * settings.pipeline_depth);
     workers.emplace_back([&, settings] {
       const MysqlThreadScope thread_mysql;
       Worker worker(settings, open_store,
                     WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
-                                 publish_health});
+                                 publish_health, in_flight_bytes});
       worker.run(stop.get_token());
       std::lock_guard lock(state_mutex);
       ++workers_finished;

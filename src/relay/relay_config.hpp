@@ -46,6 +46,8 @@ struct RelaySettings {
   Micros unknown_topic_grace = std::chrono::minutes(5);
   // A row whose lease expired unsettled this many times is parked as FAILED.
   int max_lease_expiries = 5;
+  // Payload bytes one process may hold (claimed and in flight); one larger row still goes alone.
+  uint64_t max_in_flight_bytes = uint64_t{64} << 20;
 };
 
 // metrics.*: the HTTP endpoint (/metrics, /healthz, /readyz) and what it reports.

@@ -58,7 +58,13 @@ std::string describe_outage(const SettlementPlan& plan,
   if (plan.outage.empty()) return "";
   const DeliveryOutcome& first = outcomes[plan.outage.front()];
   std::string where = first.topic;
-  if (first.partition >= 0) where += "[" + std::to_string(first.partition) + "]";
+  if (first.partition >= 0) {
+    // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict on
+    // `"[" + std::to_string(...)` (GCC bug 105329).
+    where += '[';
+    where += std::to_string(first.partition);
+    where += ']';
+  }
   return first.error + " on " + where;
 }
 

@@ -28,6 +28,7 @@ Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShar
       health_(shared.health),
       batch_size_(shared.batch_size),
       publish_health_(shared.publish_health),
+      bytes_(shared.bytes),
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
@@ -85,7 +86,14 @@ Worker::ClaimAttempt Worker::try_claim() {
   const PublishHealth::Admission admission =
       publish_health_.admit(batch_size_.load(), steady_clock::now());
   if (admission.kind == Kind::kWait) return {ClaimResult::kBrokerDown};
-  return claim_and_send(admission.limit, admission.kind == Kind::kProbe);
+  const bool probe = admission.kind == Kind::kProbe;
+  // Payload bytes held by this process stay under relay.max_in_flight_bytes.
+  const ByteBudget::Allowance allowance = bytes_.reserve(settings_.claim_bytes);
+  if (allowance.bytes == 0 && !allowance.alone) {
+    if (probe) publish_health_.probe_not_sent(false);
+    return {ClaimResult::kBudgetSpent};
+  }
+  return claim_and_send(admission.limit, probe, allowance);
 }
 
 std::optional<ClaimResult> Worker::reason_not_to_claim() {
@@ -96,12 +104,15 @@ std::optional<ClaimResult> Worker::reason_not_to_claim() {
   return std::nullopt;
 }
 
-Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe) {
+Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
+                                            const ByteBudget::Allowance& allowance) {
   const auto claim_started = steady_clock::now();
   const LeaseToken token(settings_.claimant, settings_.index, ++claim_sequence_);
-  Outcome<ClaimedBatch> claimed = store_->claim(token, limit, settings_.lease);
+  Outcome<ClaimedBatch> claimed = store_->claim(token, limit, settings_.lease,
+                                                PayloadAllowance{allowance.bytes, allowance.alone});
   stats_.claim_seconds.Observe(seconds_since(claim_started));
   health_.set_database_ok(!store_->known_broken());
+  bytes_.keep(allowance.bytes, claimed ? claimed.value().payload_bytes : 0);
   if (!claimed) {
     ++stats_.db_errors;
     if (probe) publish_health_.probe_not_sent(false);
@@ -173,8 +184,9 @@ void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool 
   std::unique_ptr<InFlightDeliveries> deliveries = publisher_.send(batch.events, enqueue_by);
   // After the send: the claimed batch's lease is running; the wake is best effort.
   if (!batch.parked.empty()) wake_successors(batch.parked);
-  in_flight_.push_back(
-      InFlightBatch{std::move(batch), std::move(deliveries), claimed_at, lease_ends, probe});
+  const uint64_t payload_bytes = batch.payload_bytes;
+  in_flight_.push_back(InFlightBatch{std::move(batch), std::move(deliveries), claimed_at,
+                                     lease_ends, probe, payload_bytes});
 }
 
 void Worker::back_off(const ClaimAttempt& attempt, const std::stop_token& stop) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backoff.hpp"
+#include "byte_budget.hpp"
 #include "claim_store.hpp"
 #include "delivery.hpp"
 #include "poll_schedule.hpp"
@@ -30,6 +31,9 @@ struct WorkerSettings {
   // Attempts before a row is parked as FAILED (to say so in the log when it happens).
   int max_attempts = 10;
   int max_lease_expiries = 5;  // relay.max_lease_expiries, for the log
+  // The most payload bytes one claim may reserve: the byte budget divided among the batches
+  // that can be in flight at once (workers x pipeline_depth).
+  uint64_t claim_bytes = UINT64_MAX;
   // Batches published but not yet settled. 2 lets the claim of batch k+1 overlap the broker
   // round trip of batch k.
   size_t pipeline_depth = 2;
@@ -65,6 +69,7 @@ struct WorkerShared {
   HealthBoard& health;
   const std::atomic<size_t>& batch_size;  // relay.batch_size; SIGHUP may change it
   PublishHealth& publish_health;          // the outage gate and unknown topics
+  ByteBudget& bytes;                      // relay.max_in_flight_bytes
 };
 
 // Every delivery report of a batch must arrive, and its mark commit, this long before the
@@ -92,6 +97,7 @@ class Worker {
     std::chrono::steady_clock::time_point claimed_at;
     std::chrono::steady_clock::time_point lease_ends;  // by our clock: claim start + lease
     bool probe = false;                                // claimed as the outage gate's probe
+    uint64_t payload_bytes = 0;                        // kept against the byte budget until settled
   };
 
   // What a round's claim attempt came to, with what the step after it needs.
@@ -110,8 +116,9 @@ class Worker {
   ClaimAttempt try_claim();
   // The one place that decides whether to claim now; nullopt means claim.
   std::optional<ClaimResult> reason_not_to_claim();
-  // Claims up to `limit` rows (a probe of the outage gate when `probe`) and sends them.
-  ClaimAttempt claim_and_send(size_t limit, bool probe);
+  // Claims up to `limit` rows whose payloads fit `allowance` (a probe of the outage gate when
+  // `probe`) and sends them; keeps what the claim used of the reserved allowance.
+  ClaimAttempt claim_and_send(size_t limit, bool probe, const ByteBudget::Allowance& allowance);
   void report_claim(const ClaimedBatch& batch);
   // Hands the batch to the publisher and keeps it in flight until it is settled.
   void send(ClaimedBatch batch, std::chrono::steady_clock::time_point claimed_at, bool probe);
@@ -153,6 +160,7 @@ class Worker {
   HealthBoard& health_;
   const std::atomic<size_t>& batch_size_;
   PublishHealth& publish_health_;
+  ByteBudget& bytes_;
   int empty_streak_ = 0;
   std::chrono::steady_clock::time_point streak_started_{};
   std::unique_ptr<ClaimStore> store_;

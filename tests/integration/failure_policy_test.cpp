@@ -3,6 +3,7 @@
 // and park after max_attempts; outboxctl requeue and skip put them back in motion.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "child_process.hpp"
@@ -163,4 +164,77 @@ TEST_CASE("an event's own failure parks it FAILED at once, and fixed and requeue
   const auto all = outboxctl(relay, {"requeue", "--all-failed"});
   CHECK(all.status == 0);
   CHECK(all.out == "0 FAILED events requeued (PENDING, attempts reset)\n");
+}
+
+TEST_CASE("rows behind a FAILED event wait without rechecks, and move once it is requeued",
+          "[failure-policy][e2e]") {
+  TestDatabase db;
+  // One aggregate: a poison head (above librdkafka's 1 MB message.max.bytes), 300 versions
+  // behind it.
+  db.exec(
+      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+      "event_version, payload, status, created_at) SELECT CONCAT('behind-', LPAD(seq, 29, '0')), "
+      "'order', 'agg-1', 'X', seq, IF(seq = 1, JSON_OBJECT('blob', REPEAT('x', 1100000)), "
+      "JSON_OBJECT('seq', seq)), 'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 SECOND + INTERVAL "
+      "seq MICROSECOND FROM seq_1_to_301");  // young rows: their first recheck comes in 1 s
+  const std::string head = outbox::test::event_id("behind", 1);
+  TestBroker broker(1, 1, {"outbox.order"});
+  RelayTestConfig settings;
+  settings.extra_relay_settings = "  reclaim_interval: 50ms\n";  // rechecks as often as can be
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return db.count("status = 'FAILED'") == 1; }));
+  // After their recheck found them behind a FAILED event, the 300 rows have no recheck left:
+  // no due scan reads them again, nothing rewrites them (before: rechecked and rewritten over
+  // and over for as long as the head stayed FAILED).
+  REQUIRE(eventually(
+      [&] { return db.count("status = 'BLOCKED' AND next_attempt_at IS NULL") == 300; }));
+  const auto progress_lines = [&] {
+    return outbox::harness::count_occurrences(relay.log(), "progress: ");
+  };
+  const int seen = progress_lines();
+  REQUIRE(eventually([&] { return progress_lines() >= seen + 3; }));  // many due scans later
+  CHECK(db.count("status = 'BLOCKED' AND next_attempt_at IS NULL") == 300);
+
+  // The operator fixes and requeues the head: the whole aggregate follows, in order.
+  db.exec("UPDATE outbox_event SET payload = JSON_OBJECT('seq', 1) WHERE event_id = '" + head +
+          "'");
+  const auto requeued = outboxctl(relay, {"requeue", head});
+  CHECK(requeued.status == 0);
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 301; }));
+  outbox::test::stop_gracefully(relay);
+  std::vector<int> versions;
+  for (const auto& record : outbox::test::read_topic(broker.bootstrap(), "outbox.order"))
+    versions.push_back(std::stoi(record.headers.at("event_version")));
+  CHECK(versions.size() == 301);
+  CHECK(std::is_sorted(versions.begin(), versions.end()));
+}
+
+TEST_CASE("a row whose lease keeps expiring unsettled is parked FAILED, not claimed forever",
+          "[failure-policy][e2e]") {
+  TestDatabase db;
+  db.insert_events(2, "wedged");
+  // Both rows were claimed by relays that died (or could not settle them); the first already
+  // four times, the second once.
+  db.exec(
+      "UPDATE outbox_event SET status = 'PUBLISHING', lease_owner = 'gone/w0/c9', "
+      "lease_until = CURRENT_TIMESTAMP(6) - INTERVAL 5 SECOND, next_attempt_at = lease_until, "
+      "last_error = 'MSG_TIMED_OUT: x', lease_expiries = IF(event_id LIKE '%1', 4, 0)");
+  const std::string wedged = outbox::test::event_id("wedged", 1);
+  const std::string other = outbox::test::event_id("wedged", 2);
+  TestBroker broker;
+  RelayTestConfig settings;
+  settings.extra_relay_settings = "  max_lease_expiries: 5\n";
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return db.count("status IN ('FAILED', 'PUBLISHED')") == 2; }));
+  outbox::test::stop_gracefully(relay);
+  CHECK(db.count("event_id = '" + wedged +
+                 "' AND status = 'FAILED' AND lease_expiries = 5 AND lease_owner IS NULL AND "
+                 "last_error = 'its lease expired 5 times without a relay settling it "
+                 "(relay.max_lease_expiries); last error: MSG_TIMED_OUT: x'") == 1);
+  CHECK(db.count("event_id = '" + other + "' AND status = 'PUBLISHED' AND lease_expiries = 1") ==
+        1);
+  CHECK(logged(relay, "parked 1 events as FAILED whose lease kept expiring unsettled"));
+  const auto deliveries = outbox::test::deliveries_by_event(broker.bootstrap(), "outbox.order");
+  CHECK(deliveries.count(wedged) == 0);
+  CHECK(deliveries.count(other) == 1);
 }

@@ -1,6 +1,8 @@
 // Events routed to a topic the cluster does not have (automatic creation is off): the real
-// broker's answer goes through the failure policy and parks them FAILED with that error,
-// while the other events flow to their topic. Read back with kcat and the mariadb CLI.
+// broker's answer goes through the failure policy, which retries them without attempts for
+// relay.unknown_topic_grace (the topic may be about to appear) and then parks them FAILED with
+// that error and the reason, while the other events flow to their topic. Read back with kcat
+// and the mariadb CLI.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -28,6 +30,7 @@ TEST_CASE("events for a missing topic park FAILED with the broker's error, the o
   // lease outlasts it by 5 s, the least the relay accepts).
   settings.extra_kafka_properties += "    message.timeout.ms: 10000\n";
   settings.lease = "15s";
+  settings.extra_relay_settings += "  unknown_topic_grace: 15s\n";
   const auto started = std::chrono::steady_clock::now();
   RelayProcess relay(db, cluster.bootstrap(), settings);
   // The others flow; those claimed in the same batch as a missing-topic event are marked when
@@ -41,9 +44,15 @@ TEST_CASE("events for a missing topic park FAILED with the broker's error, the o
       eventually([&] { return db.count("aggregate_type = 'audit' AND status = 'FAILED'") == 5; }));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  // The broker's UNKNOWN_TOPIC_OR_PART, or librdkafka's name for the same metadata answer.
-  CHECK(db.count("aggregate_type = 'audit' AND (last_error LIKE 'UNKNOWN_TOPIC_OR_PART:%' OR "
-                 "last_error LIKE '\\_UNKNOWN_TOPIC:%')") == 5);
+  // The broker's UNKNOWN_TOPIC_OR_PART, or librdkafka's name for the same metadata answer, and
+  // why it was given up on.
+  CHECK(
+      db.count("aggregate_type = 'audit' AND (last_error LIKE 'UNKNOWN_TOPIC_OR_PART:%' OR "
+               "last_error LIKE '\\_UNKNOWN_TOPIC:%') AND last_error LIKE '%(topic "
+               "outbox.audit.missing unknown for %, longer than relay.unknown_topic_grace 15s)'") ==
+      5);
+  // Retried within the grace without counting: the one attempt is the one that gave up.
+  CHECK(db.count("aggregate_type = 'audit' AND attempts = 1") == 5);
   const std::string errors = db.scalar(
       "SELECT GROUP_CONCAT(DISTINCT SUBSTRING_INDEX(last_error, ':', 1)) FROM outbox_event "
       "WHERE aggregate_type = 'audit'");
@@ -55,6 +64,7 @@ TEST_CASE("events for a missing topic park FAILED with the broker's error, the o
     CHECK(logged(relay, "event " + event_id("lost", i) + " FAILED"));
   }
   CHECK(logged(relay, "(topic outbox.audit.missing)"));
+  CHECK(logged(relay, "(topic outbox.audit.missing not known yet); retrying in"));
 
   const auto records = read_topic(cluster.bootstrap(), "outbox.order");
   const DeliveryAudit audit = audit_delivery(db, records, "aggregate_type = 'order'");

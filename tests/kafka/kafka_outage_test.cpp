@@ -22,11 +22,10 @@ TEST_CASE("two of three nodes down past message.timeout.ms: nothing marked, then
   TestKafkaCluster cluster;
   cluster->create_topic("outbox.order", 4);
   TestDatabase db;
-  // A 5 s delivery timeout and a lease that outlasts it by 5 s (the least the relay accepts).
-  // Today every timed-out delivery counts an attempt: max_attempts is high and the backoffs
-  // short, so the outage parks nothing and the events go out soon after it.
+  // A 5 s delivery timeout and a lease that outlasts it by 5 s (the least the relay accepts),
+  // and only 3 attempts: an outage must count none of them however many deliveries it fails.
   RelayTestConfig settings = kafka_relay_config("outage",
-                                                "  max_attempts: 1000\n"
+                                                "  max_attempts: 3\n"
                                                 "  retry_backoff_initial: 100ms\n"
                                                 "  retry_backoff_max: 1s\n");
   settings.lease = "10s";
@@ -58,14 +57,22 @@ TEST_CASE("two of three nodes down past message.timeout.ms: nothing marked, then
   const double outage_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - outage_began).count();
   CHECK(published_late_in_outage == published_at_outage);
-  // Nothing parked for good: an outage is not the events' fault.
+  // Nothing parked for good, no attempt counted: an outage is not the events' fault. The relay
+  // paused its claims and says why.
   CHECK(db.count("status = 'FAILED'") == 0);
+  CHECK(db.count("attempts > 0") == 0);
+  CHECK(logged(relay, "kafka outage: every event of a batch failed the cluster's way"));
+  const HttpAnswer ready = http_get(relay.metrics_port(), "/readyz");
+  CHECK(ready.status == 503);
+  CHECK(ready.body.find("kafka outage, claims paused: ") != std::string::npos);
   const int failures_logged =
       outbox::harness::count_occurrences(relay.log(), unconfirmed) - failures_before;
 
   cluster->start_nodes({1, 2});
   REQUIRE(eventually([&] { return published() == 1500; }));
+  CHECK(logged(relay, "kafka outage over after"));
   const std::string attempts = db.scalar("SELECT MAX(attempts) FROM outbox_event");
+  CHECK(attempts == "0");
   const KafkaRequestCounters requests = kafka_request_counters(relay.metrics_port());
   stop_gracefully(relay);
 

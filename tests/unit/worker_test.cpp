@@ -40,7 +40,8 @@ class ScriptedStore final : public outbox::ClaimStore {
     }
   }
 
-  Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, outbox::Micros) override {
+  Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, outbox::Micros,
+                              const outbox::PayloadAllowance&) override {
     std::lock_guard lock(mutex);
     ++claims;
     claim_limits.push_back(limit);
@@ -201,7 +202,8 @@ struct Harness {
           if (!store) return outbox::Error{"store already handed out"};
           return std::unique_ptr<outbox::ClaimStore>(std::move(store));
         },
-        outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health});
+        outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health,
+                             bytes});
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -221,6 +223,7 @@ struct Harness {
   outbox::HealthBoard health{1};
   std::atomic<size_t> batch_size{10};
   outbox::PublishHealth publish_health;
+  outbox::ByteBudget bytes{64 << 20};
   std::stop_source stop;
   std::unique_ptr<outbox::Worker> worker;
   std::jthread thread;

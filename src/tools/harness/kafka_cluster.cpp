@@ -33,7 +33,10 @@ KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir, Wi
   std::string advertised;
   for (int node = 1; wiring == Wiring::kProxied && node <= kNodes; ++node) {
     proxies_.push_back(std::make_unique<TcpProxy>());
-    advertised += (node > 1 ? "," : "") + std::to_string(proxies_.back()->port());
+    // Appended piece by piece: `"literal" + std::string&&` trips GCC 12's false -Wrestrict
+    // at -O2 and above (GCC PR 105651).
+    if (node > 1) advertised += ',';
+    advertised += std::to_string(proxies_.back()->port());
   }
   const CommandResult started =
       run_command({"env", "OUTBOX_KAFKA_ADVERTISED_PORTS=" + advertised, script_, "start", dir_});

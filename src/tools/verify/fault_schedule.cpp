@@ -259,8 +259,10 @@ std::string describe(const Fault& fault) {
   std::snprintf(time, sizeof(time), "t=%.2fs", fault.at_s);
   char duration[32];
   std::snprintf(duration, sizeof(duration), "%.2fs", fault.duration_s);
-  std::string text =
-      "#" + std::to_string(fault.index) + " " + time + " " + fault_kind_name(fault.kind) + " ";
+  // Built by appending: `"#" + std::string&&` trips GCC 12's false -Wrestrict at -O2 and
+  // above (GCC PR 105651).
+  std::string text = "#";
+  text += std::to_string(fault.index) + " " + time + " " + fault_kind_name(fault.kind) + " ";
   switch (fault.kind) {
     case FaultKind::kRelayKill:
       return text + "relay-" + std::to_string(fault.target + 1) + ", restarted after " + duration;

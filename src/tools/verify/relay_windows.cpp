@@ -1,7 +1,7 @@
 // Windows 3, 4 and 5: the relay between the commit and the mark. Relays are outbox-relay
 // processes; the broker is the mock or the real cluster (--kafka); every state is read back by
 // its stable id.
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill
 
 #include "seven_windows.hpp"
 #include "sql_literal.hpp"
