@@ -11,20 +11,19 @@ namespace outbox::writer {
 namespace {
 
 // The seed's column list: later migrations only add columns with defaults, so a writer of an
-// event without trace context works on a schema without sql/012 too.
-constexpr const char* kInsertEvent =
-    "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
-    "event_version, payload, status, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, 'PENDING', CURRENT_TIMESTAMP(6))";
-
-// With the trace context columns of sql/012 (traceparent, tracestate NULL when empty).
-constexpr const char* kInsertTracedEvent =
-    "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
-    "event_version, payload, traceparent, tracestate, status, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), 'PENDING', CURRENT_TIMESTAMP(6))";
-
-const char* insert_statement(const OutboxEventRecord& event) {
-  return event.trace.empty() ? kInsertEvent : kInsertTracedEvent;
+// event without trace context works on a schema without sql/012 too. With a trace context, the
+// columns of sql/012 (tracestate NULL when empty). Two texts per table: the session's prepared
+// statement cache stays small.
+std::string insert_statement(const OutboxEventRecord& event, const SqlIdentifier& table) {
+  if (event.trace.empty()) {
+    return "INSERT INTO " + table.quoted() +
+           " (event_id, aggregate_type, aggregate_id, event_type, event_version, payload, "
+           "status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'PENDING', CURRENT_TIMESTAMP(6))";
+  }
+  return "INSERT INTO " + table.quoted() +
+         " (event_id, aggregate_type, aggregate_id, event_type, event_version, payload, "
+         "traceparent, tracestate, status, created_at) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), 'PENDING', CURRENT_TIMESTAMP(6))";
 }
 
 void check_usable(sql::Connection& connection, const OutboxEventRecord& event) {
@@ -57,15 +56,17 @@ void insert(sql::PreparedStatement& statement, const OutboxEventRecord& event) {
 
 }  // namespace
 
-void append_event(MysqlSession& session, const OutboxEventRecord& event) {
+void append_event(MysqlSession& session, const OutboxEventRecord& event,
+                  const SqlIdentifier& table) {
   check_usable(session.connection(), event);
-  insert(session.prepare(insert_statement(event)), event);
+  insert(session.prepare(insert_statement(event, table)), event);
 }
 
-void append_event(sql::Connection& connection, const OutboxEventRecord& event) {
+void append_event(sql::Connection& connection, const OutboxEventRecord& event,
+                  const SqlIdentifier& table) {
   check_usable(connection, event);
   const std::unique_ptr<sql::PreparedStatement> statement(
-      connection.prepareStatement(insert_statement(event)));
+      connection.prepareStatement(insert_statement(event, table)));
   insert(*statement, event);
 }
 

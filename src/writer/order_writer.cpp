@@ -62,7 +62,8 @@ std::optional<AcceptedOrder> find_accepted_order(MysqlSession& session, int64_t 
 
 }  // namespace
 
-OrderWriter::OrderWriter(MysqlEndpoint primary) : primary_(std::move(primary)) {}
+OrderWriter::OrderWriter(MysqlEndpoint primary, SqlIdentifier outbox_table)
+    : primary_(std::move(primary)), outbox_table_(std::move(outbox_table)) {}
 
 OrderWriter::~OrderWriter() = default;
 
@@ -95,7 +96,7 @@ SubmitResult OrderWriter::submit_on_session(const OrderSubmission& order) {
     return after_failed_statement(describe_sql_error(e), e.getErrorCode(), may_be_duplicate, order);
   }
   try {
-    append_event(*session_, acceptance_event(order));
+    append_event(*session_, acceptance_event(order), outbox_table_);
   } catch (const sql::SQLException& e) {
     return after_failed_statement(describe_sql_error(e), e.getErrorCode(), false, order);
   }
