@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace outbox {
 
@@ -15,9 +17,10 @@ struct OutboxEvent {
   std::string payload;  // the column's bytes as stored (JSON text, or binary)
   // LENGTH(payload): what the claim counted against the byte budget (payload_bytes column).
   uint64_t payload_bytes = 0;
-  // W3C trace context (sql/012); empty when the column is NULL.
-  std::string traceparent;
-  std::string tracestate;
+  // The message columns the claim read beyond these (claim_sql::Schema::message_columns():
+  // kafka.key_column, header columns, traceparent / tracestate), in that order; nullopt for
+  // NULL.
+  std::vector<std::optional<std::string>> columns;
   // Failed publish attempts so far.
   int attempts = 0;
   // Age of the row at claim time, by the database clock (created -> claimed).

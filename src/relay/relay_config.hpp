@@ -12,6 +12,7 @@
 #include "config/yaml_section.hpp"
 #include "message_settings.hpp"
 #include "mysql/mysql_endpoint.hpp"
+#include "mysql/sql_identifier.hpp"
 #include "operator_settings.hpp"
 
 namespace outbox {
@@ -61,6 +62,10 @@ struct MetricsSettings {
 
 struct RelayConfig {
   MysqlEndpoint mysql;
+  // mysql.table: the outbox table the relay, outboxctl and retention work on (a plain
+  // identifier; same columns and indexes as sql/ gives outbox_event).
+  std::string outbox_table = kDefaultOutboxTable;
+  int outbox_table_line = 0;
   KafkaSettings kafka;
   RelaySettings relay;
   LogSettings log;
@@ -74,6 +79,9 @@ struct RelayConfig {
 // validation path: start-up and --check-config both call it.
 std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
                                              ConfigDiagnostics& diagnostics);
+
+// The table and message columns every claim statement is built for.
+claim_sql::Schema claim_schema(const RelayConfig& config);
 
 // The effective config as YAML with secrets shown as *****.
 std::string print_relay_config(const RelayConfig& config);

@@ -65,20 +65,53 @@ TEST_CASE("the debezium profile sends Debezium's id header and nothing else", "[
   CHECK(read_back(shape.headers(event)) == Headers{{"id", "4d47e190-0402-4048-bc2c-89dd54343cdc"}});
 }
 
-TEST_CASE("trace context and static headers follow the profile's headers", "[message-shape]") {
+TEST_CASE("trace context and kafka.headers follow the profile's headers", "[message-shape]") {
   MessageSettings settings;
   settings.profile = MessageProfile::kDebezium;
-  settings.headers = {{"content-type", "application/json", 1}, {"source", "a,b=c", 2}};
+  settings.headers = {{"content-type", "application/json", "", 1},
+                      {"source", "a,b=c", "", 2},
+                      {"tenant", "", "tenant_id", 3}};
+  // The columns the claim reads for this shape, in the order OutboxEvent::columns holds them.
+  REQUIRE(outbox::message_columns(settings) ==
+          std::vector<std::string>{"traceparent", "tracestate", "tenant_id"});
   const MessageShape shape{settings};
   OutboxEvent event = order_event();
-  event.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-  event.tracestate = "rojo=00f067aa0ba902b7";
+  event.columns = {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                   "rojo=00f067aa0ba902b7", "t-7"};
   CHECK(read_back(shape.headers(event)) ==
         Headers{{"id", "4d47e190-0402-4048-bc2c-89dd54343cdc"},
                 {"traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
                 {"tracestate", "rojo=00f067aa0ba902b7"},
                 {"content-type", "application/json"},
-                {"source", "a,b=c"}});
+                {"source", "a,b=c"},
+                {"tenant", "t-7"}});
+  // A NULL column leaves its header out; a static header stays.
+  event.columns = {std::nullopt, std::nullopt, std::nullopt};
+  CHECK(read_back(shape.headers(event)) == Headers{{"id", "4d47e190-0402-4048-bc2c-89dd54343cdc"},
+                                                   {"content-type", "application/json"},
+                                                   {"source", "a,b=c"}});
+}
+
+TEST_CASE("kafka.key_column keys the message by another column", "[message-shape]") {
+  MessageSettings settings;
+  settings.key_column = "customer_id";
+  settings.trace_context = false;
+  settings.headers = {{"customer", "", "customer_id", 1}};
+  // One column read once, used twice.
+  REQUIRE(outbox::message_columns(settings) == std::vector<std::string>{"customer_id"});
+  const MessageShape shape{settings};
+  OutboxEvent event = order_event();
+  event.columns = {"c-42"};
+  CHECK(shape.key(event) == "c-42");
+  CHECK(read_back(shape.headers(event)).back() ==
+        std::pair<std::string, std::string>{"customer", "c-42"});
+  // NULL: a message without a key (librdkafka's partitioner then picks any partition).
+  event.columns = {std::nullopt};
+  CHECK(shape.key(event).data() == nullptr);
+  // The default key needs no column.
+  CHECK(outbox::message_columns(MessageSettings{}) ==
+        std::vector<std::string>{"traceparent", "tracestate"});
+  CHECK(MessageShape{MessageSettings{}}.key(order_event()) == "1");
 }
 
 TEST_CASE("a JSON null payload is a tombstone only when kafka.tombstones is on",
@@ -135,23 +168,63 @@ TEST_CASE("the message settings are read, defaulted and checked", "[message-shap
 
 TEST_CASE("wrong message settings are named with file and line", "[message-shape][config]") {
   const auto loaded =
-      outbox::test::load_relay_config_text(outbox::test::kMinimalRelayConfig +     // lines 1-5
-                                           "  profile: kafka-connect\n"            // 6
-                                           "  tombstones: yes please\n"            // 7
-                                           "  headers:\n"                          // 8
-                                           "    event_id: {value: x}\n"            // 9
-                                           "    content-type: application/json\n"  // 10
-                                           "    x-empty: {}\n"                     // 11
-                                           "    x-typo: {valeu: 1}\n");            // 12
+      outbox::test::load_relay_config_text(outbox::test::kMinimalRelayConfig +         // lines 1-5
+                                           "  profile: kafka-connect\n"                // 6
+                                           "  tombstones: yes please\n"                // 7
+                                           "  key_column: customer-id\n"               // 8
+                                           "  headers:\n"                              // 9
+                                           "    event_id: {value: x}\n"                // 10
+                                           "    traceparent: {column: traceparent}\n"  // 11
+                                           "    content-type: application/json\n"      // 12
+                                           "    x-empty: {}\n"                         // 13
+                                           "    x-typo: {valeu: 1}\n"                  // 14
+                                           "    x-both: {value: 1, column: tenant_id}\n"  // 15
+                                           "    x-tenant: {column: \"tenant id\"}\n");    // 16
   CHECK(loaded.errors ==
         "relay.yaml:6: kafka.profile: must be one of outbox-relay, debezium; got "
         "\"kafka-connect\"\n"
         "relay.yaml:7: kafka.tombstones: must be true or false, got \"yes please\"\n"
-        "relay.yaml:9: kafka.headers.event_id: is a header the relay sets itself (kafka.profile: "
+        "relay.yaml:8: kafka.key_column: \"customer-id\" may hold only letters, digits and '_' (a "
+        "plain identifier), not '-'\n"
+        "relay.yaml:10: kafka.headers.event_id: is a header the relay sets itself (kafka.profile: "
         "outbox-relay); choose another name\n"
-        "relay.yaml:10: kafka.headers.content-type: must be a mapping, got a scalar\n"
-        "relay.yaml:11: kafka.headers.x-empty: needs value: (the header's fixed value)\n"
-        "relay.yaml:12: kafka.headers.x-typo: needs value: (the header's fixed value)\n"
-        "relay.yaml:12: kafka.headers.x-typo.valeu: unknown key (did you mean "
-        "kafka.headers.x-typo.value?)\n");
+        "relay.yaml:11: kafka.headers.traceparent: is a header the relay sets itself "
+        "(kafka.profile: outbox-relay); choose another name\n"
+        "relay.yaml:12: kafka.headers.content-type: must be a mapping, got a scalar\n"
+        "relay.yaml:13: kafka.headers.x-empty: needs value: (a fixed value) or column: (a column "
+        "of the outbox table)\n"
+        "relay.yaml:14: kafka.headers.x-typo: needs value: (a fixed value) or column: (a column "
+        "of the outbox table)\n"
+        "relay.yaml:14: kafka.headers.x-typo.valeu: unknown key (did you mean "
+        "kafka.headers.x-typo.value?)\n"
+        "relay.yaml:15: kafka.headers.x-both.column: set either value: or column:, not both\n"
+        "relay.yaml:16: kafka.headers.x-tenant.column: \"tenant id\" may hold only letters, "
+        "digits and '_' (a plain identifier), not ' '\n");
+}
+
+TEST_CASE("mysql.table is a plain identifier, printed with the rest", "[message-shape][config]") {
+  const auto custom = outbox::test::load_relay_config_text(
+      "mysql:\n  user: relay\n  database: app\n  table: billing_outbox\n"
+      "kafka:\n  bootstrap_servers: k:9092\n  key_column: customer_id\n"
+      "  headers:\n    tenant: {column: tenant_id}\n    content-type: {value: application/json}\n"
+      "  trace_context: false\n");
+  INFO(custom.errors);
+  REQUIRE(custom.config);
+  CHECK(custom.config->outbox_table == "billing_outbox");
+  CHECK(outbox::claim_schema(*custom.config).table() == "`billing_outbox`");
+  CHECK(outbox::claim_schema(*custom.config).message_columns() ==
+        std::vector<std::string>{"`customer_id`", "`tenant_id`"});
+  const std::string printed = outbox::print_relay_config(*custom.config);
+  CHECK(printed.find("  table: billing_outbox\n") != std::string::npos);
+  CHECK(printed.find("  key_column: customer_id\n") != std::string::npos);
+  CHECK(printed.find("    tenant: {column: tenant_id}\n") != std::string::npos);
+  CHECK(printed.find("    content-type: {value: application/json}\n") != std::string::npos);
+  CHECK(printed.find("  trace_context: false\n") != std::string::npos);
+
+  const auto bad = outbox::test::load_relay_config_text(
+      "mysql:\n  user: relay\n  database: app\n  table: app.outbox\n"
+      "kafka:\n  bootstrap_servers: k:9092\n");
+  CHECK(bad.errors ==
+        "relay.yaml:4: mysql.table: \"app.outbox\" may hold only letters, digits and '_' (a plain "
+        "identifier), not '.'\n");
 }
