@@ -37,10 +37,13 @@ std::string explain_claim_queries(BenchContext& context) {
     return sql;
   };
   for (const auto& [name, sql] : std::vector<std::pair<std::string, std::string>>{
-           {"pending scan", claim_sql::select_pending(Ordering::kPerAggregate)},
-           {"expired leases", claim_sql::select_expired(Ordering::kPerAggregate)},
-           {"retry due", claim_sql::select_retry_due(Ordering::kPerAggregate)},
-           {"blocked recheck", claim_sql::select_blocked_due(Ordering::kPerAggregate)}}) {
+           {"pending scan",
+            claim_sql::select_pending(claim_sql::Schema(), Ordering::kPerAggregate)},
+           {"expired leases",
+            claim_sql::select_expired(claim_sql::Schema(), Ordering::kPerAggregate)},
+           {"retry due", claim_sql::select_retry_due(claim_sql::Schema(), Ordering::kPerAggregate)},
+           {"blocked recheck",
+            claim_sql::select_blocked_due(claim_sql::Schema(), Ordering::kPerAggregate)}}) {
     out += "#### " + name + "\n\n```\n";
     for (const auto& row : context.db.query("EXPLAIN " + with_limit(sql))) {
       // id, select_type, table, type, possible_keys, key, key_len, ref, rows, Extra

@@ -67,10 +67,15 @@ double write_orders(BenchContext& context, double rate, int phase,
         const std::string event_id = latency_event_prefix(phase, index) + std::to_string(order);
         // The writer library's transaction, as a service would commit it.
         const writer::SubmitResult submitted = order_writer.submit(
-            {7, "req-" + std::to_string(order), order, event_id, 1,
+            {7,
+             "req-" + std::to_string(order),
+             order,
+             event_id,
+             1,
              "{\"order_id\": " + std::to_string(order) +
                  ", \"tenant_id\": 7, \"version\": 1, \"status\": \"ACCEPTED\", "
-                 "\"total_cents\": 12990, \"currency\": \"EUR\", \"items\": 3}"});
+                 "\"total_cents\": 12990, \"currency\": \"EUR\", \"items\": 3}",
+             {}});
         if (!std::holds_alternative<writer::Committed>(submitted)) {
           throw std::runtime_error("steady-state writer: " + writer::describe(submitted));
         }

@@ -31,7 +31,9 @@ rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic,
   return rd_kafka_producev(
       producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
       RD_KAFKA_V_KEY(event.key.data(), event.key.size()),
-      RD_KAFKA_V_VALUE(const_cast<char*>(event.payload.data()), event.payload.size()),
+      // A tombstone stays one: a null value, not an empty one.
+      RD_KAFKA_V_VALUE(event.null_value ? nullptr : const_cast<char*>(event.payload.data()),
+                       event.payload.size()),
       RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(pending), RD_KAFKA_V_END);
 }
 #pragma GCC diagnostic pop

@@ -40,9 +40,12 @@ void change_assignment(rd_kafka_t* handle, rd_kafka_topic_partition_list_t* part
   }
 }
 
+// "event <id> at <topic>/<partition>@<offset>", with " (trace <trace id>)" when the message
+// carries a W3C traceparent: every line about an event names its trace.
 std::string event_name(const ReceivedEvent& event) {
+  const std::string trace_id = event.trace_id();
   return (event.event_id.empty() ? std::string("message") : "event " + event.event_id) + " at " +
-         event.position();
+         event.position() + (trace_id.empty() ? "" : " (trace " + trace_id + ")");
 }
 
 }  // namespace

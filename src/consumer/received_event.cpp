@@ -1,5 +1,7 @@
 #include "received_event.hpp"
 
+#include "trace_context.hpp"
+
 namespace outbox::consumer {
 
 const std::string* ReceivedEvent::header(std::string_view name) const {
@@ -19,6 +21,8 @@ ReceivedEvent received_event_from(const rd_kafka_message_t& message) {
   }
   if (message.payload != nullptr) {
     event.payload.assign(static_cast<const char*>(message.payload), message.len);
+  } else {
+    event.null_value = true;
   }
   rd_kafka_headers_t* headers = nullptr;  // owned by the message
   if (rd_kafka_message_headers(&message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -34,6 +38,12 @@ ReceivedEvent received_event_from(const rd_kafka_message_t& message) {
     }
   }
   return event;
+}
+
+std::string ReceivedEvent::trace_id() const {
+  const std::string* parent = traceparent();
+  if (parent == nullptr) return "";
+  return trace_id_of(*parent).value_or("");
 }
 
 std::string ReceivedEvent::position() const {

@@ -12,7 +12,7 @@ namespace outbox::consumer {
 
 // One Kafka message as the consumer hands it to a handler. The relay publishes key =
 // aggregate_id, value = payload and the headers event_id, event_type, event_version,
-// aggregate_type.
+// aggregate_type, plus traceparent / tracestate (W3C trace context) when the writer stored one.
 struct ReceivedEvent {
   std::string event_id;  // from the event_id header, validated
   std::string topic;
@@ -20,11 +20,19 @@ struct ReceivedEvent {
   int64_t offset = -1;
   std::string key;
   std::string payload;
+  // The message had no value (a tombstone: kafka.tombstones on the relay); payload is empty.
+  bool null_value = false;
   // Every header in message order; a header without a value has an empty one.
   std::vector<std::pair<std::string, std::string>> headers;
 
   // The value of the last header called `name`, or nullptr.
   const std::string* header(std::string_view name) const;
+  // The W3C trace context headers, or nullptr. traceparent is as received: trace_id() says
+  // whether it is well-formed.
+  const std::string* traceparent() const { return header("traceparent"); }
+  const std::string* tracestate() const { return header("tracestate"); }
+  // The trace id of a well-formed traceparent header (32 hex digits), or "".
+  std::string trace_id() const;
   // "topic/partition@offset", for log lines.
   std::string position() const;
 };

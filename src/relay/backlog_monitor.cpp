@@ -10,14 +10,17 @@
 namespace outbox {
 namespace {
 
-BacklogSnapshot query_backlog(MysqlSession& session, Ordering ordering) {
+BacklogSnapshot query_backlog(MysqlSession& session, const claim_sql::Schema& schema,
+                              Ordering ordering) {
   BacklogSnapshot snapshot;
   snapshot.valid = true;
   TransactionScope transaction(session);
   std::unique_ptr<sql::ResultSet> rows(
       session
           .prepare("SELECT status, COUNT(*), TIMESTAMPDIFF(MICROSECOND, MIN(created_at), "
-                   "CURRENT_TIMESTAMP(6)) FROM outbox_event FORCE INDEX (idx_outbox_pending) "
+                   "CURRENT_TIMESTAMP(6)) FROM " +
+                   schema.table() +
+                   " FORCE INDEX (idx_outbox_pending) "
                    "WHERE status IN ('PENDING', 'PUBLISHING', 'RETRY', 'BLOCKED', 'FAILED') "
                    "GROUP BY status")
           .executeQuery());
@@ -39,8 +42,8 @@ BacklogSnapshot query_backlog(MysqlSession& session, Ordering ordering) {
   if (ordering == Ordering::kPerAggregate && snapshot.by_status["FAILED"] > 0) {
     std::unique_ptr<sql::ResultSet> blocked(
         session
-            .prepare("SELECT COUNT(DISTINCT aggregate_type, aggregate_id) FROM outbox_event "
-                     "FORCE INDEX (idx_outbox_pending) WHERE status = 'FAILED'")
+            .prepare("SELECT COUNT(DISTINCT aggregate_type, aggregate_id) FROM " + schema.table() +
+                     " FORCE INDEX (idx_outbox_pending) WHERE status = 'FAILED'")
             .executeQuery());
     blocked->next();
     snapshot.blocked_aggregates = blocked->getInt64(1);
@@ -51,9 +54,13 @@ BacklogSnapshot query_backlog(MysqlSession& session, Ordering ordering) {
 
 }  // namespace
 
-BacklogMonitor::BacklogMonitor(MysqlEndpoint endpoint, Micros interval, Ordering ordering,
-                               HealthBoard& health)
-    : endpoint_(std::move(endpoint)), interval_(interval), ordering_(ordering), health_(health) {
+BacklogMonitor::BacklogMonitor(MysqlEndpoint endpoint, claim_sql::Schema schema, Micros interval,
+                               Ordering ordering, HealthBoard& health)
+    : endpoint_(std::move(endpoint)),
+      schema_(std::move(schema)),
+      interval_(interval),
+      ordering_(ordering),
+      health_(health) {
   thread_ = std::jthread([this](const std::stop_token& stop) { run(stop); });
 }
 
@@ -75,7 +82,7 @@ void BacklogMonitor::run(const std::stop_token& stop) {
     }
     if (session) {
       try {
-        BacklogSnapshot fresh = query_backlog(*session, ordering_);
+        BacklogSnapshot fresh = query_backlog(*session, schema_, ordering_);
         std::lock_guard lock(mutex_);
         snapshot_ = std::move(fresh);
       } catch (const sql::SQLException& e) {

@@ -28,7 +28,9 @@ struct BacklogSnapshot {
 // its own cadence rather than per scrape or per claim.
 class BacklogMonitor {
  public:
-  BacklogMonitor(MysqlEndpoint endpoint, Micros interval, Ordering ordering, HealthBoard& health);
+  // `schema`: the outbox table to count (mysql.table).
+  BacklogMonitor(MysqlEndpoint endpoint, claim_sql::Schema schema, Micros interval,
+                 Ordering ordering, HealthBoard& health);
   ~BacklogMonitor();
   BacklogMonitor(const BacklogMonitor&) = delete;
   BacklogMonitor& operator=(const BacklogMonitor&) = delete;
@@ -39,6 +41,7 @@ class BacklogMonitor {
   void run(const std::stop_token& stop);
 
   MysqlEndpoint endpoint_;
+  claim_sql::Schema schema_;
   Micros interval_;
   Ordering ordering_;
   HealthBoard& health_;

@@ -13,9 +13,10 @@ namespace {
 // consistent read (a locking clause on the outer SELECT does not lock rows read by its
 // subqueries), so a row another relay has locked right now still counts: SKIP LOCKED cannot
 // hide an older event.
-std::string oldest_unpublished(const std::string& columns, const std::string& alias) {
-  return "(SELECT " + columns +
-         " FROM outbox_event o FORCE INDEX (idx_outbox_aggregate)"
+std::string oldest_unpublished(const Schema& schema, const std::string& columns,
+                               const std::string& alias) {
+  return "(SELECT " + columns + " FROM " + schema.table() +
+         " o FORCE INDEX (idx_outbox_aggregate)"
          " WHERE o.aggregate_type = " +
          alias + ".aggregate_type AND o.aggregate_id = " + alias +
          ".aggregate_id AND o.unpublished = 1"
@@ -25,23 +26,39 @@ std::string oldest_unpublished(const std::string& columns, const std::string& al
 // 1 when an older event of the aggregate of row `alias` is still unpublished (the row itself
 // is unpublished, so the oldest is either the row or older). No unpublished event at all
 // yields NULL, which COALESCE turns into 0.
-std::string older_unpublished_exists(const std::string& alias) {
-  return "COALESCE(" + oldest_unpublished("o.event_version, o.created_at, o.event_id", alias) +
-         " < (" + alias + ".event_version, " + alias + ".created_at, " + alias + ".event_id), 0)";
+std::string older_unpublished_exists(const Schema& schema, const std::string& alias) {
+  return "COALESCE(" +
+         oldest_unpublished(schema, "o.event_version, o.created_at, o.event_id", alias) + " < (" +
+         alias + ".event_version, " + alias + ".created_at, " + alias + ".event_id), 0)";
 }
 
-std::string blocked_column(Ordering ordering) {
-  return ordering == Ordering::kPerAggregate ? older_unpublished_exists("e") : "0";
+std::string blocked_column(const Schema& schema, Ordering ordering) {
+  return ordering == Ordering::kPerAggregate ? older_unpublished_exists(schema, "e") : "0";
 }
 
-std::string claim_scan(Ordering ordering, const char* extra_column, const char* index,
+// Every scan reads the same columns (ScanColumn), so the message columns always start at
+// ScanColumn::kFirstMessageColumn.
+std::string claim_scan(const Schema& schema, Ordering ordering, const char* index,
                        const char* condition, const char* order) {
-  return std::string("SELECT ") + kEventColumns + ", " + blocked_column(ordering) + extra_column +
-         " FROM outbox_event e FORCE INDEX (" + index + ") WHERE " + condition + " ORDER BY " +
-         order + " LIMIT ? FOR UPDATE SKIP LOCKED";
+  std::string message_columns;
+  for (const std::string& column : schema.message_columns())
+    message_columns += ", e." + column;
+  return std::string("SELECT ") + kEventColumns + ", " + blocked_column(schema, ordering) +
+         ", e.lease_owner, e.lease_expiries" + message_columns + " FROM " + schema.table() +
+         " e FORCE INDEX (" + index + ") WHERE " + condition + " ORDER BY " + order +
+         " LIMIT ? FOR UPDATE SKIP LOCKED";
 }
 
 }  // namespace
+
+Schema::Schema()
+    : table_name_(kDefaultOutboxTable), table_(std::string("`") + kDefaultOutboxTable + "`") {}
+
+Schema::Schema(const SqlIdentifier& table, const std::vector<SqlIdentifier>& message_columns)
+    : table_name_(table.name()), table_(table.quoted()) {
+  for (const SqlIdentifier& column : message_columns)
+    message_columns_.push_back(column.quoted());
+}
 
 size_t id_list_capacity(size_t n) {
   for (size_t capacity : kIdListCapacities) {
@@ -68,47 +85,48 @@ void ScanLimit::bind(Parameters& out) const {
   out.count(limit);
 }
 
-std::string select_pending(Ordering ordering) {
-  return claim_scan(ordering, "", "idx_outbox_pending", "e.status = 'PENDING'",
+std::string select_pending(const Schema& schema, Ordering ordering) {
+  return claim_scan(schema, ordering, "idx_outbox_pending", "e.status = 'PENDING'",
                     "e.created_at, e.event_id");
 }
 
-std::string select_expired(Ordering ordering) {
-  return claim_scan(ordering, ", e.lease_owner, e.lease_expiries", "idx_outbox_due",
+std::string select_expired(const Schema& schema, Ordering ordering) {
+  return claim_scan(schema, ordering, "idx_outbox_due",
                     "e.status = 'PUBLISHING' AND e.next_attempt_at < CURRENT_TIMESTAMP(6)",
                     "e.next_attempt_at");
 }
 
-std::string select_retry_due(Ordering ordering) {
-  return claim_scan(ordering, "", "idx_outbox_due",
+std::string select_retry_due(const Schema& schema, Ordering ordering) {
+  return claim_scan(schema, ordering, "idx_outbox_due",
                     "e.status = 'RETRY' AND e.next_attempt_at <= CURRENT_TIMESTAMP(6)",
                     "e.next_attempt_at");
 }
 
-std::string select_blocked_due(Ordering ordering) {
+std::string select_blocked_due(const Schema& schema, Ordering ordering) {
   // The blocker is the aggregate's oldest unpublished event: whether it is FAILED decides
   // between a recheck later and none.
   const std::string blocked_by_failed =
       ordering == Ordering::kPerAggregate
-          ? "COALESCE(" + oldest_unpublished("o.status", "e") + " = 'FAILED', 0)"
+          ? "COALESCE(" + oldest_unpublished(schema, "o.status", "e") + " = 'FAILED', 0)"
           : std::string("0");
-  return "SELECT e.event_id, " + blocked_column(ordering) + ", " + blocked_by_failed +
-         " FROM outbox_event e FORCE INDEX (idx_outbox_due)"
+  return "SELECT e.event_id, " + blocked_column(schema, ordering) + ", " + blocked_by_failed +
+         " FROM " + schema.table() +
+         " e FORCE INDEX (idx_outbox_due)"
          " WHERE e.status = 'BLOCKED' AND e.next_attempt_at <= CURRENT_TIMESTAMP(6)"
          " ORDER BY e.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
 }
 
-std::string select_payloads(size_t capacity) {
-  return "SELECT event_id, payload FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
-         ")";
+std::string select_payloads(const Schema& schema, size_t capacity) {
+  return "SELECT event_id, payload FROM " + schema.table() + " WHERE event_id IN (" +
+         placeholders(capacity) + ")";
 }
 
 void SelectPayloads::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string park_blocked(size_t capacity) {
-  return "UPDATE outbox_event"
+std::string park_blocked(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
          " SET status = 'BLOCKED', lease_owner = NULL, lease_until = NULL,"
          " next_attempt_at = CURRENT_TIMESTAMP(6) + INTERVAL LEAST(?, GREATEST(?,"
          " TIMESTAMPDIFF(MICROSECOND, created_at, CURRENT_TIMESTAMP(6)) DIV 10)) MICROSECOND"
@@ -122,8 +140,8 @@ void ParkBlocked::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string park_behind_failed(size_t capacity) {
-  return "UPDATE outbox_event SET next_attempt_at = NULL WHERE event_id IN (" +
+std::string park_behind_failed(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() + " SET next_attempt_at = NULL WHERE event_id IN (" +
          placeholders(capacity) + ") AND status = 'BLOCKED'";
 }
 
@@ -131,17 +149,18 @@ void ParkBehindFailed::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string count_lease_expiry(size_t capacity) {
-  return "UPDATE outbox_event SET lease_expiries = lease_expiries + 1 WHERE event_id IN (" +
-         placeholders(capacity) + ")";
+std::string count_lease_expiry(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
+         " SET lease_expiries = lease_expiries + 1 WHERE event_id IN (" + placeholders(capacity) +
+         ")";
 }
 
 void CountLeaseExpiry::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string fail_unsettled(size_t capacity) {
-  return "UPDATE outbox_event"
+std::string fail_unsettled(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
          " SET status = 'FAILED', lease_expiries = lease_expiries + 1,"
          " last_error = LEFT(CONCAT(?, COALESCE(last_error, 'none')), 1024),"
          " lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL"
@@ -154,8 +173,9 @@ void FailUnsettled::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string wake_blocked(size_t capacity) {
-  return "UPDATE outbox_event SET status = 'PENDING', next_attempt_at = NULL"
+std::string wake_blocked(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
+         " SET status = 'PENDING', next_attempt_at = NULL"
          " WHERE event_id IN (" +
          placeholders(capacity) + ") AND status = 'BLOCKED'";
 }
@@ -164,20 +184,21 @@ void WakeBlocked::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string select_wakeable(size_t capacity) {
+std::string select_wakeable(const Schema& schema, size_t capacity) {
   // The next event of each given row's aggregate is its oldest unpublished one; it is to wake
   // exactly when it is BLOCKED. One index entry per aggregate.
-  return "SELECT DISTINCT h.event_id FROM (SELECT " + oldest_unpublished("o.event_id", "m") +
-         " AS head FROM outbox_event m WHERE m.event_id IN (" + placeholders(capacity) +
-         ")) heads JOIN outbox_event h ON h.event_id = heads.head WHERE h.status = 'BLOCKED'";
+  return "SELECT DISTINCT h.event_id FROM (SELECT " +
+         oldest_unpublished(schema, "o.event_id", "m") + " AS head FROM " + schema.table() +
+         " m WHERE m.event_id IN (" + placeholders(capacity) + ")) heads JOIN " + schema.table() +
+         " h ON h.event_id = heads.head WHERE h.status = 'BLOCKED'";
 }
 
 void SelectWakeable::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string lease_rows(size_t capacity) {
-  return "UPDATE outbox_event"
+std::string lease_rows(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
          " SET status = 'PUBLISHING', lease_owner = ?,"
          " lease_until = CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND,"
          " next_attempt_at = CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
@@ -192,8 +213,8 @@ void LeaseRows::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string mark_published(size_t capacity) {
-  return "UPDATE outbox_event"
+std::string mark_published(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
          " SET status = 'PUBLISHED', published_at = CURRENT_TIMESTAMP(6), published_by = ?,"
          " lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL"
          " WHERE event_id IN (" +
@@ -206,9 +227,9 @@ void MarkPublished::bind(Parameters& out, const IdChunk& ids) const {
   out.text(owner);  // the lease condition
 }
 
-std::string select_marked_by(size_t capacity) {
-  return "SELECT event_id FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
-         ") AND status = 'PUBLISHED' AND published_by = ?";
+std::string select_marked_by(const Schema& schema, size_t capacity) {
+  return "SELECT event_id FROM " + schema.table() + " WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'PUBLISHED' AND published_by = ?";
 }
 
 void SelectMarkedBy::bind(Parameters& out, const IdChunk& ids) const {
@@ -216,8 +237,8 @@ void SelectMarkedBy::bind(Parameters& out, const IdChunk& ids) const {
   out.text(owner);
 }
 
-std::string release(size_t capacity) {
-  return "UPDATE outbox_event"
+std::string release(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
          " SET status = 'PENDING', lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL"
          " WHERE event_id IN (" +
          placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
@@ -228,20 +249,20 @@ void Release::bind(Parameters& out, const IdChunk& ids) const {
   out.text(owner);
 }
 
-std::string select_released(size_t capacity) {
-  return "SELECT event_id FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
-         ") AND status = 'PENDING' AND lease_owner IS NULL";
+std::string select_released(const Schema& schema, size_t capacity) {
+  return "SELECT event_id FROM " + schema.table() + " WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'PENDING' AND lease_owner IS NULL";
 }
 
 void SelectReleased::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
-std::string record_retriable_failure(size_t capacity) {
+std::string record_retriable_failure(const Schema& schema, size_t capacity) {
   // Every right-hand side reads attempts before "attempts = attempts + 1" is assigned (it is
   // the last assignment that uses it), so MySQL's left-to-right assignment and MariaDB's
   // SIMULTANEOUS_ASSIGNMENT mode give the same result.
-  return "UPDATE outbox_event"
+  return "UPDATE " + schema.table() +
          " SET status = IF(attempts + 1 >= ?, 'FAILED', 'RETRY'),"
          " next_attempt_at = IF(attempts + 1 >= ?, NULL, CURRENT_TIMESTAMP(6) + INTERVAL"
          " FLOOR(LEAST(?, ? * POW(2, LEAST(attempts, 60))) * (0.5 + RAND() / 2)) MICROSECOND),"
@@ -260,9 +281,9 @@ void RecordRetriableFailure::bind(Parameters& out, const IdChunk& ids) const {
   out.text(owner);
 }
 
-std::string select_held_by(size_t capacity) {
-  return "SELECT event_id FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
-         ") AND status = 'PUBLISHING' AND lease_owner = ? FOR UPDATE";
+std::string select_held_by(const Schema& schema, size_t capacity) {
+  return "SELECT event_id FROM " + schema.table() + " WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ? FOR UPDATE";
 }
 
 void SelectHeldBy::bind(Parameters& out, const IdChunk& ids) const {
@@ -270,8 +291,8 @@ void SelectHeldBy::bind(Parameters& out, const IdChunk& ids) const {
   out.text(owner);
 }
 
-std::string record_deferral(size_t capacity) {
-  return "UPDATE outbox_event"
+std::string record_deferral(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
          " SET status = 'RETRY', next_attempt_at = CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND,"
          " last_error = ?, lease_owner = NULL, lease_until = NULL"
          " WHERE event_id IN (" +
@@ -285,8 +306,8 @@ void RecordDeferral::bind(Parameters& out, const IdChunk& ids) const {
   out.text(owner);
 }
 
-std::string record_permanent_failure(size_t capacity) {
-  return "UPDATE outbox_event"
+std::string record_permanent_failure(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
          " SET status = 'FAILED', next_attempt_at = NULL, attempts = attempts + 1,"
          " last_error = ?, lease_owner = NULL, lease_until = NULL"
          " WHERE event_id IN (" +

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/duration.hpp"
+#include "mysql/sql_identifier.hpp"
 
 namespace outbox {
 
@@ -42,6 +43,26 @@ struct IdChunk {
   size_t capacity = 0;  // id_list_capacity(count)
 };
 
+// What every statement is built for: the outbox table (mysql.table) and the columns the claim
+// scans read for the message beyond the fixed ones (kafka.key_column, kafka.headers,
+// kafka.trace_context), both validated identifiers written quoted. A store runs on one schema,
+// so the number of distinct statements (and prepared statements) stays bounded.
+class Schema {
+ public:
+  // `outbox_event`, no message columns.
+  Schema();
+  Schema(const SqlIdentifier& table, const std::vector<SqlIdentifier>& message_columns);
+
+  const std::string& table() const { return table_; }                                   // quoted
+  const std::vector<std::string>& message_columns() const { return message_columns_; }  // quoted
+  const std::string& table_name() const { return table_name_; }  // as configured, for messages
+
+ private:
+  std::string table_name_;
+  std::string table_;
+  std::vector<std::string> message_columns_;
+};
+
 // Takes a statement's parameters in the order of its placeholders (the MySQL store binds them
 // to the prepared statement; tests record them). Each statement below has a binder that calls
 // it in its SQL's order, so callers name values and never count positions.
@@ -57,7 +78,8 @@ class Parameters {
 
 // Column list shared by the claim scans; its order is what the store reads (ScanColumn). Every
 // scan adds a `blocked` column (1 when, in per-aggregate mode, an older event of the row's
-// aggregate is still unpublished; always 0 without ordering), and some a last column after it.
+// aggregate is still unpublished; always 0 without ordering), the lease columns, then the
+// schema's message columns.
 inline constexpr const char* kEventColumns =
     "e.event_id, e.aggregate_type, e.aggregate_id, e.event_type, e.event_version, "
     "e.payload_bytes, "
@@ -74,8 +96,10 @@ struct ScanColumn {
   static constexpr unsigned kAgeUs = 7;
   static constexpr unsigned kAttempts = 8;
   static constexpr unsigned kBlocked = 9;
-  static constexpr unsigned kPreviousOwner = 10;  // select_expired only
-  static constexpr unsigned kLeaseExpiries = 11;  // select_expired only: expiries so far
+  static constexpr unsigned kPreviousOwner = 10;  // read by select_expired: the lease's owner
+  static constexpr unsigned kLeaseExpiries = 11;  // read by select_expired: expiries so far
+  // Schema::message_columns()[i] is column kFirstMessageColumn + i.
+  static constexpr unsigned kFirstMessageColumn = 12;
 };
 
 // The columns of select_blocked_due.
@@ -93,21 +117,21 @@ struct ScanLimit {
 
 // PENDING rows, oldest first, read in the order of idx_outbox_pending (no sort), skipping
 // rows another relay is claiming right now. Param: ScanLimit.
-std::string select_pending(Ordering ordering);
+std::string select_pending(const Schema& schema, Ordering ordering);
 
 // PUBLISHING rows whose lease ended before the database's now, along idx_outbox_due.
-// Param: ScanLimit. Last columns: the previous lease owner, lease_expiries.
-std::string select_expired(Ordering ordering);
+// Param: ScanLimit.
+std::string select_expired(const Schema& schema, Ordering ordering);
 
 // RETRY rows whose backoff is over, along idx_outbox_due. Param: ScanLimit.
-std::string select_retry_due(Ordering ordering);
+std::string select_retry_due(const Schema& schema, Ordering ordering);
 
 // BLOCKED rows due for their safety-net recheck, along idx_outbox_due: (event_id, blocked,
 // blocked by a FAILED event). Param: ScanLimit.
-std::string select_blocked_due(Ordering ordering);
+std::string select_blocked_due(const Schema& schema, Ordering ordering);
 
 // The payloads of leased rows: (event_id, payload). Params: ids[capacity].
-std::string select_payloads(size_t capacity);
+std::string select_payloads(const Schema& schema, size_t capacity);
 struct SelectPayloads {
   static constexpr auto sql = select_payloads;
   void bind(Parameters& out, const IdChunk& ids) const;
@@ -120,7 +144,7 @@ struct SelectPayloads {
 // Parks rows that must wait for an older event of their aggregate: BLOCKED, out of the PENDING
 // range (so claims never read them again), with a recheck time that grows with the row's age
 // (age / 10, between min and max). Params: recheck max us, recheck min us, ids[capacity].
-std::string park_blocked(size_t capacity);
+std::string park_blocked(const Schema& schema, size_t capacity);
 struct ParkBlocked {
   static constexpr auto sql = park_blocked;
   Micros recheck_min;
@@ -131,14 +155,14 @@ struct ParkBlocked {
 // Rows held back by a FAILED event stay BLOCKED with no recheck at all (next_attempt_at NULL,
 // outside every due scan): a FAILED event changes only by an operator's requeue or skip, which
 // wakes (skip) or reschedules (requeue_aggregate_rechecks) its aggregate. Params: ids[capacity].
-std::string park_behind_failed(size_t capacity);
+std::string park_behind_failed(const Schema& schema, size_t capacity);
 struct ParkBehindFailed {
   static constexpr auto sql = park_behind_failed;
   void bind(Parameters& out, const IdChunk& ids) const;
 };
 
 // BLOCKED -> PENDING. Params: ids[capacity].
-std::string wake_blocked(size_t capacity);
+std::string wake_blocked(const Schema& schema, size_t capacity);
 struct WakeBlocked {
   static constexpr auto sql = wake_blocked;
   void bind(Parameters& out, const IdChunk& ids) const;
@@ -146,7 +170,7 @@ struct WakeBlocked {
 
 // The BLOCKED rows of the given rows' aggregates that nothing holds back any more: the rows
 // to wake after those rows were published (or parked). Params: ids[capacity].
-std::string select_wakeable(size_t capacity);
+std::string select_wakeable(const Schema& schema, size_t capacity);
 struct SelectWakeable {
   static constexpr auto sql = select_wakeable;
   void bind(Parameters& out, const IdChunk& ids) const;
@@ -155,7 +179,7 @@ struct SelectWakeable {
 // Leases the locked rows to one claim until database now + lease; next_attempt_at follows the
 // lease (it is when another relay may take the row over). Params: owner, lease us, lease us,
 // ids[capacity].
-std::string lease_rows(size_t capacity);
+std::string lease_rows(const Schema& schema, size_t capacity);
 struct LeaseRows {
   static constexpr auto sql = lease_rows;
   const std::string& owner;
@@ -164,7 +188,7 @@ struct LeaseRows {
 };
 
 // Counts one more expired, unsettled lease on rows a claim takes over. Params: ids[capacity].
-std::string count_lease_expiry(size_t capacity);
+std::string count_lease_expiry(const Schema& schema, size_t capacity);
 struct CountLeaseExpiry {
   static constexpr auto sql = count_lease_expiry;
   void bind(Parameters& out, const IdChunk& ids) const;
@@ -172,7 +196,7 @@ struct CountLeaseExpiry {
 
 // Rows whose lease expired unsettled relay.max_lease_expiries times: FAILED, not claimed again,
 // last_error = reason + the previous last_error. Params: reason, ids[capacity].
-std::string fail_unsettled(size_t capacity);
+std::string fail_unsettled(const Schema& schema, size_t capacity);
 struct FailUnsettled {
   static constexpr auto sql = fail_unsettled;
   const std::string& reason;
@@ -181,7 +205,7 @@ struct FailUnsettled {
 
 // Confirmed deliveries: PUBLISHING -> PUBLISHED, only while the lease is still ours.
 // Params: owner (published_by), ids[capacity], owner (lease condition).
-std::string mark_published(size_t capacity);
+std::string mark_published(const Schema& schema, size_t capacity);
 struct MarkPublished {
   static constexpr auto sql = mark_published;
   const std::string& owner;
@@ -189,7 +213,7 @@ struct MarkPublished {
 };
 
 // Which of the ids this owner marked (to name the refused ones). Params: ids[capacity], owner.
-std::string select_marked_by(size_t capacity);
+std::string select_marked_by(const Schema& schema, size_t capacity);
 struct SelectMarkedBy {
   static constexpr auto sql = select_marked_by;
   const std::string& owner;
@@ -198,7 +222,7 @@ struct SelectMarkedBy {
 
 // Rows the relay gave up on for reasons of its own (drain deadline, producer replaced) go
 // back to PENDING without counting an attempt. Params: ids[capacity], owner.
-std::string release(size_t capacity);
+std::string release(const Schema& schema, size_t capacity);
 struct Release {
   static constexpr auto sql = release;
   const std::string& owner;
@@ -206,7 +230,7 @@ struct Release {
 };
 
 // Which of the ids are PENDING and unleased after a release. Params: ids[capacity].
-std::string select_released(size_t capacity);
+std::string select_released(const Schema& schema, size_t capacity);
 struct SelectReleased {
   static constexpr auto sql = select_released;
   void bind(Parameters& out, const IdChunk& ids) const;
@@ -215,7 +239,7 @@ struct SelectReleased {
 // Which of the ids this owner still holds, locked for the failure update that follows (once
 // that update has run, a row's lease no longer says whose it was). Params: ids[capacity],
 // owner.
-std::string select_held_by(size_t capacity);
+std::string select_held_by(const Schema& schema, size_t capacity);
 struct SelectHeldBy {
   static constexpr auto sql = select_held_by;
   const std::string& owner;
@@ -226,7 +250,7 @@ struct SelectHeldBy {
 // (min(max, initial * 2^attempts) scaled by a random factor in [0.5, 1), on the database
 // clock), or FAILED once attempts reaches max_attempts. Params: max_attempts, max_attempts,
 // backoff max us, backoff initial us, last_error, ids[capacity], owner.
-std::string record_retriable_failure(size_t capacity);
+std::string record_retriable_failure(const Schema& schema, size_t capacity);
 struct RecordRetriableFailure {
   static constexpr auto sql = record_retriable_failure;
   int max_attempts;
@@ -240,7 +264,7 @@ struct RecordRetriableFailure {
 // A failure that is nobody's fault yet (a topic not known yet, within its grace): RETRY after
 // `delay` on the database clock, attempts unchanged. Params: delay us, last_error,
 // ids[capacity], owner.
-std::string record_deferral(size_t capacity);
+std::string record_deferral(const Schema& schema, size_t capacity);
 struct RecordDeferral {
   static constexpr auto sql = record_deferral;
   Micros delay;
@@ -250,7 +274,7 @@ struct RecordDeferral {
 };
 
 // A permanent publish failure: FAILED at once. Params: last_error, ids[capacity], owner.
-std::string record_permanent_failure(size_t capacity);
+std::string record_permanent_failure(const Schema& schema, size_t capacity);
 struct RecordPermanentFailure {
   static constexpr auto sql = record_permanent_failure;
   const std::string& last_error;

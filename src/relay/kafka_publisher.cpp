@@ -18,15 +18,6 @@ constexpr milliseconds kProbeTimeout{1000};
 constexpr milliseconds kProbeInterval{1000};
 constexpr milliseconds kQueueFullPause{2};
 
-RdKafkaHeaders event_headers(const OutboxEvent& event) {
-  RdKafkaHeaders headers(rd_kafka_headers_new(4));
-  add_header(headers.get(), "event_id", event.event_id);
-  add_header(headers.get(), "event_type", event.event_type);
-  add_header(headers.get(), "event_version", std::to_string(event.event_version));
-  add_header(headers.get(), "aggregate_type", event.aggregate_type);
-  return headers;
-}
-
 // rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts, and (for type checks) to GNU
 // statement expressions, which clang's -Wpedantic reports where they are expanded.
 #pragma GCC diagnostic push
@@ -34,16 +25,18 @@ RdKafkaHeaders event_headers(const OutboxEvent& event) {
 #ifdef __clang__
 #pragma clang diagnostic ignored "-Wgnu-statement-expression"
 #endif
-rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic,
-                            const OutboxEvent& event, rd_kafka_headers_t* headers, void* opaque) {
+// A null key or value (a tombstone) is a view with data() == nullptr.
+rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic, std::string_view key,
+                            std::string_view value, rd_kafka_headers_t* headers, void* opaque) {
   return rd_kafka_producev(
-      // No RD_KAFKA_MSG_F_COPY: librdkafka sends the payload from the event's own buffer, which
-      // the batch keeps alive and unchanged until the delivery report (Publisher::send()), so
-      // a large payload is not held twice. The key is always copied.
+      // No RD_KAFKA_MSG_F_COPY: librdkafka sends the payload from the event's own buffer (the
+      // value is a view of it), which the batch keeps alive and unchanged until the delivery
+      // report (Publisher::send()), so a large payload is not held twice. The key is always
+      // copied.
       producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(0),
-      RD_KAFKA_V_KEY(event.aggregate_id.data(), event.aggregate_id.size()),
-      RD_KAFKA_V_VALUE(const_cast<char*>(event.payload.data()), event.payload.size()),
-      RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
+      RD_KAFKA_V_KEY(key.data(), key.size()),
+      RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_HEADERS(headers),
+      RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
 }
 #pragma GCC diagnostic pop
 
@@ -73,6 +66,7 @@ KafkaPublisher::KafkaPublisher(KafkaSettings kafka, TopicRouter router,
                                std::shared_ptr<ProducerHandle> producer, ProducerCounters counters)
     : kafka_(std::move(kafka)),
       router_(std::move(router)),
+      shape_(kafka_.message),
       counters_(counters),
       delivery_timeout_(effective_delivery_timeout(kafka_)),
       producer_(std::move(producer)) {}
@@ -115,7 +109,7 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<Outbo
         batch->record(next, not_sent("", RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, topic.error().message));
         continue;
       }
-      RdKafkaHeaders headers = event_headers(event);
+      RdKafkaHeaders headers = shape_.headers(event);
       rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
       for (;;) {
         // Past the deadline not even the first try: the report could come after the lease.
@@ -123,7 +117,8 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<Outbo
           error = RD_KAFKA_RESP_ERR__QUEUE_FULL;
           break;
         }
-        error = produce(producer->get(), topic.value(), event, headers.get(), batch->slot(next));
+        error = produce(producer->get(), topic.value(), shape_.key(event), shape_.value(event),
+                        headers.get(), batch->slot(next));
         // A full local queue is backpressure: the poll thread frees room as reports arrive.
         if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
         std::this_thread::sleep_for(kQueueFullPause);

@@ -8,13 +8,14 @@
 
 #include "delivery.hpp"
 #include "kafka_producer.hpp"
+#include "message_shape.hpp"
 #include "relay_config.hpp"
 #include "topic_router.hpp"
 
 namespace outbox {
 
-// Publisher over one shared librdkafka producer: topic from the row, key = aggregate_id,
-// value = payload, headers event_id / event_type / event_version / aggregate_type.
+// Publisher over one shared librdkafka producer: topic from the row (TopicRouter), key, value
+// and headers by the message shape (kafka.profile, kafka.headers, kafka.tombstones).
 class KafkaPublisher final : public Publisher {
  public:
   // `counters` outlive the publisher and count across producer replacements.
@@ -47,6 +48,7 @@ class KafkaPublisher final : public Publisher {
 
   KafkaSettings kafka_;
   TopicRouter router_;
+  MessageShape shape_;
   ProducerCounters counters_;
   Micros delivery_timeout_;
   std::mutex mutex_;

@@ -92,10 +92,11 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
   bool fits = true;
   std::vector<std::string> reclaimed;  // expired leases taken over
   std::vector<std::string> unsettled;  // expired once too often: FAILED instead
-  const std::string sql = kind == ScanKind::kPending ? claim_sql::select_pending(policy_.ordering)
-                          : kind == ScanKind::kExpired
-                              ? claim_sql::select_expired(policy_.ordering)
-                              : claim_sql::select_retry_due(policy_.ordering);
+  const claim_sql::Schema& schema = policy_.schema;
+  const std::string sql =
+      kind == ScanKind::kPending   ? claim_sql::select_pending(schema, policy_.ordering)
+      : kind == ScanKind::kExpired ? claim_sql::select_expired(schema, policy_.ordering)
+                                   : claim_sql::select_retry_due(schema, policy_.ordering);
   using Column = claim_sql::ScanColumn;
   sql::PreparedStatement& statement = session_->prepare(sql);
   StatementParameters parameters(statement);
@@ -116,6 +117,14 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
     event.age_at_claim_us = rows->getInt64(Column::kAgeUs);
     event.attempts = rows->getInt(Column::kAttempts);
     std::string previous_owner;
+    const size_t message_columns = policy_.schema.message_columns().size();
+    event.columns.reserve(message_columns);
+    for (unsigned i = 0; i < message_columns; ++i) {
+      const unsigned column = Column::kFirstMessageColumn + i;
+      event.columns.push_back(
+          rows->isNull(column) ? std::nullopt
+                               : std::optional<std::string>(std::string(rows->getString(column))));
+    }
     if (kind == ScanKind::kExpired) {
       const int expiries = rows->getInt(Column::kLeaseExpiries) + 1;
       previous_owner = rows->getString(Column::kPreviousOwner);
@@ -162,7 +171,7 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
 void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked,
                                       std::vector<std::string>& behind_failed) {
   sql::PreparedStatement& statement =
-      session_->prepare(claim_sql::select_blocked_due(policy_.ordering));
+      session_->prepare(claim_sql::select_blocked_due(policy_.schema, policy_.ordering));
   StatementParameters parameters(statement);
   claim_sql::ScanLimit{limit}.bind(parameters);
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
@@ -195,7 +204,8 @@ void MysqlClaimStore::for_each_id_chunk(const std::vector<std::string>& ids,
   for (size_t begin = 0; begin < ids.size(); begin += claim_sql::kMaxIdList) {
     const size_t count = std::min(claim_sql::kMaxIdList, ids.size() - begin);
     const claim_sql::IdChunk chunk{ids, begin, count, claim_sql::id_list_capacity(count)};
-    sql::PreparedStatement& prepared = session_->prepare(Statement::sql(chunk.capacity));
+    sql::PreparedStatement& prepared =
+        session_->prepare(Statement::sql(policy_.schema, chunk.capacity));
     StatementParameters parameters(prepared);
     statement.bind(parameters, chunk);
     run(prepared);

@@ -22,6 +22,8 @@ std::string storable_error(const std::string& text);
 
 // How claims pick rows and how failures are recorded.
 struct ClaimPolicy {
+  // The outbox table and the message columns the scans read (mysql.table, kafka.*).
+  claim_sql::Schema schema;
   Ordering ordering = Ordering::kPerAggregate;
   // Expired leases, finished backoffs and BLOCKED rechecks are looked for at most this often:
   // they are rare, and an idle relay should not pay for their scans on every poll. Workers of

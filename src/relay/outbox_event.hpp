@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace outbox {
 
@@ -12,9 +14,13 @@ struct OutboxEvent {
   std::string aggregate_id;
   std::string event_type;
   int64_t event_version = 0;
-  std::string payload;
+  std::string payload;  // the column's bytes as stored (JSON text, or binary)
   // LENGTH(payload): what the claim counted against the byte budget (payload_bytes column).
   uint64_t payload_bytes = 0;
+  // The message columns the claim read beyond these (claim_sql::Schema::message_columns():
+  // kafka.key_column, header columns, traceparent / tracestate), in that order; nullopt for
+  // NULL.
+  std::vector<std::optional<std::string>> columns;
   // Failed publish attempts so far.
   int attempts = 0;
   // Age of the row at claim time, by the database clock (created -> claimed).

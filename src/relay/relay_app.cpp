@@ -36,8 +36,10 @@ using std::chrono::milliseconds;
 
 enum class Readiness { kReady, kStopped, kFatal };
 
-Readiness wait_for_database(const RelayConfig& config, HealthBoard& health,
-                            const std::stop_token& stop) {
+Readiness wait_for_database(const RelayConfig& config, const std::string& config_file,
+                            HealthBoard& health, const std::stop_token& stop) {
+  const SchemaExpectation expected{claim_schema(config), message_column_uses(config.kafka.message),
+                                   config_file};
   Backoff backoff(config.relay.backoff_initial, config.relay.backoff_max);
   while (!stop.stop_requested()) {
     health.tick(-1);
@@ -45,7 +47,7 @@ Readiness wait_for_database(const RelayConfig& config, HealthBoard& health,
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, SessionSettings{});
     if (session) {
-      const CheckResult check = check_database(*session.value());
+      const CheckResult check = check_database(*session.value(), expected);
       if (check.verdict == CheckVerdict::kOk) {
         spdlog::info("mysql {} ready: {}", config.mysql.describe(), check.message);
         health.set_database_ok(true);
@@ -102,6 +104,7 @@ ClaimStoreFactory store_factory(const RelayConfig& config,
         MysqlSession::open(config.mysql, SessionSettings{});
     if (!session) return session.error();
     ClaimPolicy policy;
+    policy.schema = claim_schema(config);
     policy.ordering = config.relay.ordering;
     policy.due_scan_interval = config.relay.reclaim_interval;
     policy.due_scans = due_scans;
@@ -208,8 +211,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     spdlog::critical("{}", publisher.error().message);
     return kExitConfig;
   }
-  const BacklogMonitor backlog(config.mysql, config.metrics.backlog_interval, config.relay.ordering,
-                               health);
+  const BacklogMonitor backlog(config.mysql, claim_schema(config), config.metrics.backlog_interval,
+                               config.relay.ordering, health);
   const auto stall_after =
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(config.metrics.stall_timeout);
   PublishHealth::Settings publish_health_settings;
@@ -261,7 +264,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   }
 
   // One after the other: a fatal database check (exit 78) must not wait for Kafka first.
-  Readiness readiness = wait_for_database(config, health, stop.get_token());
+  Readiness readiness = wait_for_database(config, config_file, health, stop.get_token());
   if (readiness == Readiness::kReady) {
     readiness = wait_for_broker(config, *publisher.value(), health, stop.get_token());
   }

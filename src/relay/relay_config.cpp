@@ -9,6 +9,7 @@
 #include "http_endpoint.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "lease_token.hpp"
+#include "mysql/sql_identifier.hpp"
 #include "producer_config.hpp"
 #include "topic_router.hpp"
 
@@ -27,7 +28,8 @@ constexpr Micros kLeaseMarginOverDelivery = seconds(5);
 KafkaSettings read_kafka(YamlSection section) {
   KafkaSettings kafka;
   kafka.bootstrap_servers = section.required_string("bootstrap_servers");
-  kafka.topic = section.string("topic", kafka.topic);
+  kafka.message = read_message_settings(section);
+  kafka.topic = section.string("topic", default_topic_template(kafka.message.profile));
   if (Outcome<TopicTemplate> parsed = TopicTemplate::parse(kafka.topic); !parsed) {
     section.problem("topic", parsed.error().message);
   }
@@ -118,7 +120,15 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   YamlSection root(*root_node, "", 1, diagnostics, env);
 
   RelayConfig config;
-  config.mysql = read_mysql_section(root.section("mysql"));
+  YamlSection mysql_section = root.section("mysql");
+  // mysql.table is the relay's (and outboxctl's), not every program's: read here, before the
+  // shared reader checks the section's other keys.
+  config.outbox_table = mysql_section.string("table", kDefaultOutboxTable);
+  config.outbox_table_line = mysql_section.line_of("table");
+  if (const auto problem = identifier_problem(config.outbox_table)) {
+    mysql_section.problem("table", *problem);
+  }
+  config.mysql = read_mysql_section(mysql_section);
   YamlSection kafka_section = root.section("kafka");
   config.kafka = read_kafka(kafka_section);
   YamlSection relay_section = root.section("relay");
@@ -169,12 +179,20 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   return config;
 }
 
+claim_sql::Schema claim_schema(const RelayConfig& config) {
+  // Both were validated as plain identifiers when the config was loaded.
+  std::vector<SqlIdentifier> columns;
+  for (const std::string& column : message_columns(config.kafka.message))
+    columns.push_back(SqlIdentifier::parse(column).value());
+  return claim_sql::Schema(SqlIdentifier::parse(config.outbox_table).value(), columns);
+}
+
 std::string print_relay_config(const RelayConfig& config) {
   YAML::Emitter out;
   const auto duration = [](Micros value) { return format_duration(value); };
   out << YAML::BeginMap;
   out << YAML::Key << "mysql" << YAML::Value;
-  emit_mysql_section(config.mysql, out);
+  emit_mysql_section(config.mysql, out, config.outbox_table);
 
   out << YAML::Key << "kafka" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "bootstrap_servers" << YAML::Value << config.kafka.bootstrap_servers;
@@ -184,6 +202,7 @@ std::string print_relay_config(const RelayConfig& config) {
     out << YAML::Key << entry.key << YAML::Value << entry.value;
   }
   out << YAML::EndMap;
+  emit_message_settings(config.kafka.message, out);
   out << YAML::Key << "properties" << YAML::Value;
   emit_kafka_properties(producer_properties(config.kafka), out);
   out << YAML::EndMap;

@@ -10,7 +10,9 @@
 #include "config/env_substitution.hpp"
 #include "config/log_section.hpp"
 #include "config/yaml_section.hpp"
+#include "message_settings.hpp"
 #include "mysql/mysql_endpoint.hpp"
+#include "mysql/sql_identifier.hpp"
 #include "operator_settings.hpp"
 
 namespace outbox {
@@ -18,9 +20,10 @@ namespace outbox {
 // kafka.*: where to publish and the producer's librdkafka properties.
 struct KafkaSettings {
   std::string bootstrap_servers;
-  std::string topic = "outbox.{aggregate_type}";  // template over the row
+  std::string topic = "outbox.{aggregate_type}";  // template over the row; default by profile
   std::vector<ScalarAt> topics;                   // aggregate_type -> template
   std::vector<ScalarAt> properties;               // handed to librdkafka verbatim
+  MessageSettings message;                        // profile, headers, tombstones
 };
 
 // relay.*: the claim/publish/mark loop.
@@ -59,6 +62,10 @@ struct MetricsSettings {
 
 struct RelayConfig {
   MysqlEndpoint mysql;
+  // mysql.table: the outbox table the relay, outboxctl and retention work on (a plain
+  // identifier; same columns and indexes as sql/ gives outbox_event).
+  std::string outbox_table = kDefaultOutboxTable;
+  int outbox_table_line = 0;
   KafkaSettings kafka;
   RelaySettings relay;
   LogSettings log;
@@ -72,6 +79,9 @@ struct RelayConfig {
 // validation path: start-up and --check-config both call it.
 std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
                                              ConfigDiagnostics& diagnostics);
+
+// The table and message columns every claim statement is built for.
+claim_sql::Schema claim_schema(const RelayConfig& config);
 
 // The effective config as YAML with secrets shown as *****.
 std::string print_relay_config(const RelayConfig& config);

@@ -2,12 +2,66 @@
 
 #include <cppconn/exception.h>
 
-#include "claim_sql.hpp"
+#include <algorithm>
+#include <cctype>
+
+#include "config/config_diagnostics.hpp"
 #include "mysql/mysql_error.hpp"
 
 namespace outbox {
+namespace {
 
-CheckResult check_database(MysqlSession& session) {
+bool same_column(const std::string& a, const std::string& b) {
+  // MySQL column names are case-insensitive.
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](unsigned char x, unsigned char y) {
+    return std::tolower(x) == std::tolower(y);
+  });
+}
+
+// The table's columns as the server lists them; empty when the table does not exist (yet).
+std::vector<std::string> live_columns(MysqlSession& session, const std::string& table) {
+  sql::PreparedStatement& statement = session.prepare(
+      "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND "
+      "TABLE_NAME = ? ORDER BY ORDINAL_POSITION");
+  statement.setString(1, table);
+  std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
+  std::vector<std::string> columns;
+  while (rows->next())
+    columns.push_back(rows->getString(1));
+  return columns;
+}
+
+// Every configured column the table lacks, as config problems.
+ConfigDiagnostics missing_columns(const std::vector<std::string>& live,
+                                  const SchemaExpectation& expected) {
+  ConfigDiagnostics problems(expected.config_file);
+  const std::string& table = expected.schema.table_name();
+  for (const ColumnUse& use : expected.columns) {
+    const bool present = std::any_of(live.begin(), live.end(), [&](const std::string& column) {
+      return same_column(column, use.column);
+    });
+    if (present) continue;
+    if (use.key_path == "kafka.trace_context") {
+      problems.add(use.line, use.key_path,
+                   "table " + table + " has no column " + use.column +
+                       " (apply sql/012_outbox_trace_context.sql, or set kafka.trace_context: "
+                       "false)");
+    } else {
+      std::string listed;
+      for (const std::string& column : live)
+        listed += (listed.empty() ? "" : ", ") + column;
+      problems.add(
+          use.line, use.key_path,
+          "table " + table + " has no column " + use.column + " (its columns: " + listed + ")");
+    }
+  }
+  return problems;
+}
+
+}  // namespace
+
+CheckResult check_database(MysqlSession& session, const SchemaExpectation& expected) {
+  const claim_sql::Schema& schema = expected.schema;
   try {
     TransactionScope transaction(session);
     std::unique_ptr<sql::ResultSet> server(
@@ -22,21 +76,34 @@ CheckResult check_database(MysqlSession& session) {
                   " writes a STATEMENT binlog: FOR UPDATE SKIP LOCKED is unsafe to replicate "
                   "that way; set binlog_format=ROW (or MIXED) on the server"};
     }
-    for (const std::string& scan : {claim_sql::select_pending(Ordering::kPerAggregate),
-                                    claim_sql::select_expired(Ordering::kPerAggregate),
-                                    claim_sql::select_retry_due(Ordering::kPerAggregate)}) {
+    // Before the scans, which would fail on an unknown column with a less helpful message. A
+    // table that does not exist yet is the migrations' business (the scans say so, and retry).
+    const std::vector<std::string> live = live_columns(session, schema.table_name());
+    if (!live.empty()) {
+      const ConfigDiagnostics problems = missing_columns(live, expected);
+      if (!problems.empty()) {
+        std::string text = problems.render();
+        if (!text.empty() && text.back() == '\n') text.pop_back();
+        return {CheckVerdict::kFatal, "the configuration names columns the table lacks:\n" + text};
+      }
+    }
+    for (const std::string& scan : {claim_sql::select_pending(schema, Ordering::kPerAggregate),
+                                    claim_sql::select_expired(schema, Ordering::kPerAggregate),
+                                    claim_sql::select_retry_due(schema, Ordering::kPerAggregate)}) {
       sql::PreparedStatement& statement = session.prepare(scan);
       statement.setUInt64(1, 0);
       std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
     }
     std::unique_ptr<sql::ResultSet> columns(
         session
-            .prepare("SELECT published_by, attempts, next_attempt_at, last_error, unpublished "
-                     "FROM outbox_event LIMIT 0")
+            .prepare(
+                "SELECT published_by, attempts, next_attempt_at, last_error, unpublished FROM " +
+                schema.table() + " LIMIT 0")
             .executeQuery());
     transaction.commit();
-    return {CheckVerdict::kOk,
-            "MySQL " + version + ", binlog " + (log_bin ? binlog_format : std::string("off"))};
+    return {CheckVerdict::kOk, "MySQL " + version + ", binlog " +
+                                   (log_bin ? binlog_format : std::string("off")) + ", table " +
+                                   schema.table_name()};
   } catch (const sql::SQLException& e) {
     const int code = e.getErrorCode();
     if (is_connection_error(code)) return {CheckVerdict::kRetry, describe_sql_error(e)};
@@ -47,10 +114,10 @@ CheckResult check_database(MysqlSession& session) {
                   describe_sql_error(e)};
     }
     if (code == 1146 || code == 1054 || code == 1176) {
-      return {CheckVerdict::kRetry,
-              "the outbox schema is missing or older than this relay (apply the migrations in "
-              "sql/ in order): " +
-                  describe_sql_error(e)};
+      return {CheckVerdict::kRetry, "the outbox schema (table " + schema.table_name() +
+                                        ") is missing or older than this relay (apply the "
+                                        "migrations in sql/ in order): " +
+                                        describe_sql_error(e)};
     }
     return {CheckVerdict::kRetry, describe_sql_error(e)};
   }

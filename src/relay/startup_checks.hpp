@@ -1,7 +1,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "claim_sql.hpp"
+#include "message_settings.hpp"
 #include "mysql/mysql_session.hpp"
 
 namespace outbox {
@@ -17,9 +20,18 @@ struct CheckResult {
   std::string message;
 };
 
+// The live outbox table against what the configuration asks of it.
+struct SchemaExpectation {
+  claim_sql::Schema schema;        // mysql.table and the message columns
+  std::vector<ColumnUse> columns;  // every column the config names, with its key and line
+  std::string config_file;         // for "FILE:LINE: key: what" messages
+};
+
 // What the relay needs from the server before it claims anything: SKIP LOCKED support, a
-// binlog format under which SKIP LOCKED replicates safely, and the schema of sql/ (table,
+// binlog format under which SKIP LOCKED replicates safely, every column the configuration
+// names (kafka.key_column, kafka.headers, kafka.trace_context) present in the table (an unknown
+// one is a configuration error naming key and column: fatal), and the schema of sql/ (table,
 // columns, the claim indexes), checked by running the claim scans with LIMIT 0.
-CheckResult check_database(MysqlSession& session);
+CheckResult check_database(MysqlSession& session, const SchemaExpectation& expected);
 
 }  // namespace outbox

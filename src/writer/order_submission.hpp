@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "trace_context.hpp"
+
 namespace outbox::writer {
 
 // One order as the caller hands it to submit(). Every id is chosen by the caller before the
@@ -20,6 +22,10 @@ struct OrderSubmission {
   // The event payload: a JSON snapshot of the accepted facts (order id, version, ...), never a
   // live object or a "current value".
   std::string payload;
+  // The W3C trace context of the request (empty: none), stored with the event and sent by the
+  // relay as the traceparent / tracestate headers. A malformed one is refused before the
+  // transaction begins (RolledBack, "not started: traceparent ...").
+  TraceContext trace;
 };
 
 // What the database holds for one (tenant_id, request_id): the order and the id of the event

@@ -26,12 +26,13 @@ std::optional<std::string> submission_problem(const OrderSubmission& order) {
   }
   if (const auto problem = event_id_problem(order.event_id)) return "event_id " + *problem;
   if (order.payload.empty()) return "payload is empty";
-  return std::nullopt;
+  return trace_context_problem(order.trace);
 }
 
 OutboxEventRecord acceptance_event(const OrderSubmission& order) {
   return OutboxEventRecord{order.event_id,   "order",       std::to_string(order.order_id),
-                           "ORDER_ACCEPTED", order.version, order.payload};
+                           "ORDER_ACCEPTED", order.version, order.payload,
+                           order.trace};
 }
 
 void insert_order(MysqlSession& session, const OrderSubmission& order) {
@@ -61,7 +62,8 @@ std::optional<AcceptedOrder> find_accepted_order(MysqlSession& session, int64_t 
 
 }  // namespace
 
-OrderWriter::OrderWriter(MysqlEndpoint primary) : primary_(std::move(primary)) {}
+OrderWriter::OrderWriter(MysqlEndpoint primary, SqlIdentifier outbox_table)
+    : primary_(std::move(primary)), outbox_table_(std::move(outbox_table)) {}
 
 OrderWriter::~OrderWriter() = default;
 
@@ -94,7 +96,7 @@ SubmitResult OrderWriter::submit_on_session(const OrderSubmission& order) {
     return after_failed_statement(describe_sql_error(e), e.getErrorCode(), may_be_duplicate, order);
   }
   try {
-    append_event(*session_, acceptance_event(order));
+    append_event(*session_, acceptance_event(order), outbox_table_);
   } catch (const sql::SQLException& e) {
     return after_failed_statement(describe_sql_error(e), e.getErrorCode(), false, order);
   }

@@ -6,6 +6,7 @@
 
 #include "mysql/mysql_endpoint.hpp"
 #include "mysql/mysql_session.hpp"
+#include "mysql/sql_identifier.hpp"
 #include "order_submission.hpp"
 #include "outcome.hpp"
 #include "submit_result.hpp"
@@ -23,7 +24,8 @@ class OrderWriter {
  public:
   // `primary` must be the primary server, never a replica: reconcile() reads there so that
   // replication lag cannot make a committed order look absent.
-  explicit OrderWriter(MysqlEndpoint primary);
+  // `outbox_table`: where the events go (the relay's mysql.table).
+  explicit OrderWriter(MysqlEndpoint primary, SqlIdentifier outbox_table = default_outbox_table());
   ~OrderWriter();
   OrderWriter(const OrderWriter&) = delete;
   OrderWriter& operator=(const OrderWriter&) = delete;
@@ -55,6 +57,7 @@ class OrderWriter {
                                       bool may_be_duplicate, const OrderSubmission& order);
 
   MysqlEndpoint primary_;
+  SqlIdentifier outbox_table_;
   std::unique_ptr<MysqlSession> session_;  // null until first use and after it was lost
 };
 

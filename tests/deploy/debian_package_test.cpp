@@ -66,6 +66,8 @@ TEST_CASE("cpack builds a .deb with the binaries, units, conffile and docs", "[p
            "./usr/share/doc/outbox-relay/outbox-relay-sidecar.yaml",
            "./usr/share/outbox-relay/sql/001_outbox_event.sql",
            "./usr/share/outbox-relay/sql/010_retention_indexes.sql",
+           "./usr/share/outbox-relay/sql/012_outbox_trace_context.sql",
+           "./usr/share/outbox-relay/sql/013_notification_job_trace_id.sql",
        }) {
     INFO(path);
     CHECK(contents.out.find(std::string(" ") + path + "\n") != std::string::npos);

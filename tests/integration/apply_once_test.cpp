@@ -118,8 +118,10 @@ TEST_CASE("near misses from the real server are failures with nothing committed"
     expected = "MySQL error 1406 (22001): Data too long for column 'consumer_name'";
   }
   SECTION("the effect's own unique key (notification_job primary key)") {
-    db.exec("INSERT INTO notification_job VALUES ('" + event.event_id +
-            "', 99, 1, 'PENDING', CURRENT_TIMESTAMP(6))");
+    db.exec(
+        "INSERT INTO notification_job (event_id, order_id, source_version, status, created_at) "
+        "VALUES ('" +
+        event.event_id + "', 99, 1, 'PENDING', CURRENT_TIMESTAMP(6))");
     expected = "handler: MySQL error 1062 (23000): Duplicate entry '" + event.event_id +
                "' for key 'PRIMARY'";
   }

@@ -340,14 +340,20 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
   };
   using outbox::Ordering;
   for (const auto& [scan, index] : std::vector<std::pair<std::string, std::string>>{
-           {with_limit(outbox::claim_sql::select_pending(Ordering::kNone)), "idx_outbox_pending"},
-           {with_limit(outbox::claim_sql::select_pending(Ordering::kPerAggregate)),
+           {with_limit(
+                outbox::claim_sql::select_pending(outbox::claim_sql::Schema(), Ordering::kNone)),
             "idx_outbox_pending"},
-           {with_limit(outbox::claim_sql::select_expired(Ordering::kPerAggregate)),
+           {with_limit(outbox::claim_sql::select_pending(outbox::claim_sql::Schema(),
+                                                         Ordering::kPerAggregate)),
+            "idx_outbox_pending"},
+           {with_limit(outbox::claim_sql::select_expired(outbox::claim_sql::Schema(),
+                                                         Ordering::kPerAggregate)),
             "idx_outbox_due"},
-           {with_limit(outbox::claim_sql::select_retry_due(Ordering::kPerAggregate)),
+           {with_limit(outbox::claim_sql::select_retry_due(outbox::claim_sql::Schema(),
+                                                           Ordering::kPerAggregate)),
             "idx_outbox_due"},
-           {with_limit(outbox::claim_sql::select_blocked_due(Ordering::kPerAggregate)),
+           {with_limit(outbox::claim_sql::select_blocked_due(outbox::claim_sql::Schema(),
+                                                             Ordering::kPerAggregate)),
             "idx_outbox_due"}}) {
     // EXPLAIN columns: id, select_type, table, type, possible_keys, key, key_len, ref, rows,
     // Extra.

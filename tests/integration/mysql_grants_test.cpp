@@ -132,7 +132,8 @@ TEST_CASE("the writer and consumer accounts can do their job and nothing beyond 
       "('notification-planner', '" +
       event +
       "', CURRENT_TIMESTAMP(6));"
-      "INSERT INTO notification_job VALUES ('" +
+      "INSERT INTO notification_job (event_id, order_id, source_version, status, created_at) "
+      "VALUES ('" +
       event +
       "', 1, 1, 'PENDING', CURRENT_TIMESTAMP(6));"
       "COMMIT;";

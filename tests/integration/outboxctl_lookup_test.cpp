@@ -37,7 +37,8 @@ void insert_order_history(const TestDatabase& db) {
       "('notification-planner', '" +
       kAccepted + "', '2024-05-01 10:00:01'), ('reporting', '" + kAccepted +
       "', '2024-05-01 10:00:02.5');"
-      "INSERT INTO notification_job VALUES ('" +
+      "INSERT INTO notification_job (event_id, order_id, source_version, status, created_at) "
+      "VALUES ('" +
       kAccepted + "', 1001, 1, 'PENDING', '2024-05-01 10:00:01')");
 }
 
@@ -72,6 +73,8 @@ TEST_CASE("outboxctl event shows an event's state and the order it accepted", "[
                         "created_at:      2024-05-01T10:00:00.000002Z\n"
                         "published_at:    2024-05-01T10:00:00.250000Z\n"
                         "published_by:    relay-a/w0/c1\n"
+                        "traceparent:     -\n"
+                        "tracestate:      -\n"
                         "payload_bytes:   17\n"
                         "order:\n"
                         "  id:                  1001\n"
@@ -93,7 +96,8 @@ TEST_CASE("outboxctl event shows an event's state and the order it accepted", "[
                         "\"last_error\":\"MSG_SIZE_TOO_LARGE: Broker: Message size too large\","
                         "\"next_attempt_at\":null,\"lease_owner\":null,\"lease_until\":null,"
                         "\"lease_state\":null,\"created_at\":\"2024-05-01T11:00:00.000000Z\","
-                        "\"published_at\":null,\"published_by\":null,\"payload_bytes\":17,"
+                        "\"published_at\":null,\"published_by\":null,\"traceparent\":null,"
+                        "\"tracestate\":null,\"payload_bytes\":17,"
                         "\"order\":null}\n");
 }
 
@@ -145,13 +149,14 @@ TEST_CASE("outboxctl consumed shows the consumer's row and the effect it left", 
             "  order_id:       1001\n"
             "  source_version: 1\n"
             "  status:         PENDING\n"
-            "  created_at:     2024-05-01T10:00:01.000000Z\n");
+            "  created_at:     2024-05-01T10:00:01.000000Z\n"
+            "  trace_id:       -\n");
   const auto json = outboxctl.run({"consumed", "reporting", kAccepted, "--json"});
   CHECK(json.out == "{\"consumer\":\"reporting\",\"event_id\":\"" + kAccepted +
                         "\",\"outbox_status\":\"PUBLISHED\",\"consumed_at\":\"2024-05-01T10:00:"
                         "02.500000Z\",\"consumed_event_id\":2,\"notification_job\":{\"order_id\":"
                         "1001,\"source_version\":1,\"status\":\"PENDING\",\"created_at\":\"2024-"
-                        "05-01T10:00:01.000000Z\"}}\n");
+                        "05-01T10:00:01.000000Z\",\"trace_id\":null}}\n");
 
   const auto not_consumed = outboxctl.run({"consumed", "notification-planner", kPaid});
   CHECK(not_consumed.status == 1);
@@ -206,6 +211,8 @@ TEST_CASE("outboxctl order follows the business key to the events and their effe
       "    created_at:       2024-05-01T11:00:00.000000Z\n"
       "    published_at:     -\n"
       "    published_by:     -\n"
+      "    traceparent:      -\n"
+      "    tracestate:       -\n"
       "    payload_bytes:    17\n"
       "    consumed_by:      (none)\n"
       "    notification_job: -\n";

@@ -59,8 +59,10 @@ TEST_CASE(
   const std::string other_partition = produce_order(broker, "fail", 6, 1);
   // A stale job for the third event: the handler's INSERT hits notification_job's primary key,
   // a failure (not "already consumed": that is uq_consumed_event_identity's only).
-  db.exec("INSERT INTO notification_job VALUES ('" + ids[2] +
-          "', 999, 1, 'PENDING', CURRENT_TIMESTAMP(6))");
+  db.exec(
+      "INSERT INTO notification_job (event_id, order_id, source_version, status, created_at) "
+      "VALUES ('" +
+      ids[2] + "', 999, 1, 'PENDING', CURRENT_TIMESTAMP(6))");
 
   {
     PlannerProcess planner(db, broker.bootstrap(), PlannerTestConfig{});
@@ -110,8 +112,10 @@ TEST_CASE(
     ids.push_back(produce_order(broker, "poison", n, 0));
   // A stale job for the second event: the handler's INSERT hits notification_job's primary
   // key every time, whatever the pause.
-  db.exec("INSERT INTO notification_job VALUES ('" + ids[1] +
-          "', 999, 1, 'PENDING', CURRENT_TIMESTAMP(6))");
+  db.exec(
+      "INSERT INTO notification_job (event_id, order_id, source_version, status, created_at) "
+      "VALUES ('" +
+      ids[1] + "', 999, 1, 'PENDING', CURRENT_TIMESTAMP(6))");
   PlannerTestConfig settings;
   settings.max_attempts = 3;
   PlannerProcess planner(db, broker.bootstrap(), settings);

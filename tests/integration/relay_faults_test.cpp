@@ -187,8 +187,8 @@ TEST_CASE("a missing schema is reported and waited for, not crashed on", "[fault
   RelayProcess relay(db, broker.bootstrap(), RelayTestConfig{});
   REQUIRE(eventually([&] {
     return logged(relay,
-                  "the outbox schema is missing or older than this relay (apply the "
-                  "migrations in sql/ in order)");
+                  "the outbox schema (table outbox_event) is missing or older than this relay "
+                  "(apply the migrations in sql/ in order)");
   }));
   db.exec("RENAME TABLE outbox_event_not_yet TO outbox_event");
   REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 5; }));

@@ -288,7 +288,8 @@ TEST_CASE("append_event joins the caller's transaction: visible only after its c
                                                 "inv-9",
                                                 "INVOICE_ISSUED",
                                                 3,
-                                                "{\"invoice\": 9}"};
+                                                "{\"invoice\": 9}",
+                                                {}};
   const std::string where = "event_id = '" + event.event_id + "'";
 
   SECTION("commit publishes the event with the business rows") {
@@ -319,4 +320,74 @@ TEST_CASE("append_event joins the caller's transaction: visible only after its c
     CHECK_THROWS_WITH(outbox::writer::append_event(session, long_id),
                       Catch::Contains("37 bytes long"));
   }
+}
+
+TEST_CASE("submit stores the trace context, and refuses a malformed one before the transaction",
+          "[writer][trace]") {
+  TestDatabase db;
+  OrderWriter writer = writer_for(db);
+  OrderSubmission traced = order(50);
+  traced.trace = {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                  "rojo=00f067aa0ba902b7"};
+  const SubmitResult committed = writer.submit(traced);
+  INFO(describe(committed));
+  REQUIRE(std::holds_alternative<Committed>(committed));
+  CHECK(db.query("SELECT traceparent, tracestate FROM outbox_event WHERE event_id = '" +
+                 traced.event_id + "'") ==
+        outbox::test::Rows{{traced.trace.traceparent, traced.trace.tracestate}});
+
+  OrderSubmission untraced = order(51);
+  REQUIRE(std::holds_alternative<Committed>(writer.submit(untraced)));
+  CHECK(db.scalar("SELECT CONCAT(traceparent IS NULL, tracestate IS NULL) FROM outbox_event "
+                  "WHERE event_id = '" +
+                  untraced.event_id + "'") == "11");
+
+  OrderSubmission malformed = order(52);
+  malformed.trace.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7";
+  const SubmitResult refused = writer.submit(malformed);
+  REQUIRE(std::holds_alternative<RolledBack>(refused));
+  CHECK(std::get<RolledBack>(refused).error ==
+        "not started: traceparent \"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7\" is not "
+        "version-traceid-parentid-flags (00-<32 hex>-<16 hex>-<2 hex>)");
+  CHECK(std::get<RolledBack>(refused).error_code == 0);
+  OrderSubmission state_alone = order(53);
+  state_alone.trace.tracestate = "rojo=1";
+  const SubmitResult alone = writer.submit(state_alone);
+  REQUIRE(std::holds_alternative<RolledBack>(alone));
+  CHECK(std::get<RolledBack>(alone).error ==
+        "not started: tracestate is set without a traceparent");
+  CHECK(count(db, "SELECT COUNT(*) FROM orders WHERE id IN (52, 53)") == 0);
+  CHECK(count(db, "SELECT COUNT(*) FROM outbox_event") == 2);
+}
+
+TEST_CASE("append_event stores a binary payload and a trace context byte for byte",
+          "[writer][append][trace]") {
+  TestDatabase db;
+  db.exec("ALTER TABLE outbox_event MODIFY payload LONGBLOB NOT NULL");
+  const auto opened = outbox::test::open_session(db);
+  outbox::MysqlSession& session = *opened;
+  outbox::writer::OutboxEventRecord event{outbox::test::event_id("blob", 1),
+                                          "invoice",
+                                          "inv-1",
+                                          "INVOICE_ISSUED",
+                                          1,
+                                          std::string("\x00\xff\xc3\x28 proto\x00", 11),
+                                          {}};
+  event.trace.traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  outbox::writer::append_event(session, event);
+  session.commit();
+  CHECK(db.query("SELECT LOWER(HEX(payload)), traceparent, tracestate IS NULL FROM outbox_event "
+                 "WHERE event_id = '" +
+                 event.event_id + "'") ==
+        outbox::test::Rows{{"00ffc3282070726f746f00", event.trace.traceparent, "1"}});
+
+  outbox::writer::OutboxEventRecord malformed = event;
+  malformed.event_id = outbox::test::event_id("blob", 2);
+  malformed.trace.traceparent = "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01";
+  CHECK_THROWS_WITH(outbox::writer::append_event(session, malformed),
+                    "append_event: event " + malformed.event_id +
+                        ": traceparent \"00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01\" "
+                        "has an invalid trace id (32 lower-case hex digits, not all zero)");
+  REQUIRE(session.rollback());
+  CHECK(db.count("event_id = '" + malformed.event_id + "'") == 0);
 }

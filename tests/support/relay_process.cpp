@@ -21,8 +21,9 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
                    ? "password: " + settings.mysql_password
                    : "password_file: " + settings.mysql_password_file;
   }
-  return harness::relay_config_yaml(harness::mysql_section_yaml(endpoint, password), bootstrap,
-                                    settings);
+  return harness::relay_config_yaml(
+      harness::mysql_section_yaml(endpoint, password) + settings.extra_mysql_settings, bootstrap,
+      settings);
 }
 
 RelayProcess::RelayProcess(const TestDatabase& db, const std::string& bootstrap,

@@ -14,9 +14,10 @@ namespace outbox::test {
 
 // Settings of a relay config file written for a test.
 struct RelayTestConfig : harness::RelayConfigSettings {
-  std::string mysql_user;           // empty: the test server's account (OUTBOX_MYSQL_USER)
-  std::string mysql_password;       // with mysql_user
-  std::string mysql_password_file;  // with mysql_user, instead of mysql_password
+  std::string mysql_user;            // empty: the test server's account (OUTBOX_MYSQL_USER)
+  std::string mysql_password;        // with mysql_user
+  std::string mysql_password_file;   // with mysql_user, instead of mysql_password
+  std::string extra_mysql_settings;  // YAML lines indented under mysql: (e.g. "  table: t\n")
 };
 
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,

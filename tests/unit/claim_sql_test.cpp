@@ -12,6 +12,8 @@ namespace {
 size_t count_of(const std::string& text, char c) {
   return std::count(text.begin(), text.end(), c);
 }
+
+const claim_sql::Schema kSchema;  // outbox_event, no message columns
 }  // namespace
 
 TEST_CASE("id lists use the smallest fixed capacity", "[sql]") {
@@ -28,64 +30,66 @@ TEST_CASE("id lists use the smallest fixed capacity", "[sql]") {
 
 TEST_CASE("statements bind every value and never build an empty list", "[sql]") {
   for (size_t capacity : claim_sql::kIdListCapacities) {
-    const std::string mark = claim_sql::mark_published(capacity);
+    const std::string mark = claim_sql::mark_published(kSchema, capacity);
     CHECK(count_of(mark, '?') == capacity + 2);
     CHECK(mark.find("IN ()") == std::string::npos);
     CHECK(mark.find("AND status = 'PUBLISHING' AND lease_owner = ?") != std::string::npos);
-    CHECK(count_of(claim_sql::release(capacity), '?') == capacity + 1);
-    CHECK(count_of(claim_sql::lease_rows(capacity), '?') == capacity + 3);
+    CHECK(count_of(claim_sql::release(kSchema, capacity), '?') == capacity + 1);
+    CHECK(count_of(claim_sql::lease_rows(kSchema, capacity), '?') == capacity + 3);
   }
 }
 
 TEST_CASE("claim scans read their index in order and skip locked rows", "[sql]") {
   using outbox::Ordering;
-  const std::string pending = claim_sql::select_pending(Ordering::kNone);
+  const std::string pending = claim_sql::select_pending(kSchema, Ordering::kNone);
   CHECK(pending.find("FORCE INDEX (idx_outbox_pending) WHERE e.status = 'PENDING' ORDER BY "
                      "e.created_at, e.event_id LIMIT ? FOR UPDATE SKIP LOCKED") !=
         std::string::npos);
-  const std::string expired = claim_sql::select_expired(Ordering::kNone);
+  const std::string expired = claim_sql::select_expired(kSchema, Ordering::kNone);
   CHECK(expired.find("FORCE INDEX (idx_outbox_due) WHERE e.status = 'PUBLISHING' AND "
                      "e.next_attempt_at < CURRENT_TIMESTAMP(6) ORDER BY e.next_attempt_at LIMIT "
                      "? FOR UPDATE SKIP LOCKED") != std::string::npos);
-  const std::string retry = claim_sql::select_retry_due(Ordering::kNone);
+  const std::string retry = claim_sql::select_retry_due(kSchema, Ordering::kNone);
   CHECK(retry.find("FORCE INDEX (idx_outbox_due) WHERE e.status = 'RETRY' AND "
                    "e.next_attempt_at <= CURRENT_TIMESTAMP(6) ORDER BY e.next_attempt_at LIMIT ? "
                    "FOR UPDATE SKIP LOCKED") != std::string::npos);
   // The lease ends on the database clock, never the host's.
-  CHECK(claim_sql::lease_rows(1).find("lease_until = CURRENT_TIMESTAMP(6) + INTERVAL ? "
-                                      "MICROSECOND") != std::string::npos);
-  CHECK(claim_sql::mark_published(1).find("published_at = CURRENT_TIMESTAMP(6)") !=
+  CHECK(claim_sql::lease_rows(kSchema, 1)
+            .find("lease_until = CURRENT_TIMESTAMP(6) + INTERVAL ? "
+                  "MICROSECOND") != std::string::npos);
+  CHECK(claim_sql::mark_published(kSchema, 1).find("published_at = CURRENT_TIMESTAMP(6)") !=
         std::string::npos);
 }
 
 TEST_CASE("ordered scans flag rows with an older unpublished event", "[sql]") {
   using outbox::Ordering;
-  for (const std::string& scan : {claim_sql::select_pending(Ordering::kPerAggregate),
-                                  claim_sql::select_expired(Ordering::kPerAggregate),
-                                  claim_sql::select_retry_due(Ordering::kPerAggregate),
-                                  claim_sql::select_blocked_due(Ordering::kPerAggregate)}) {
+  for (const std::string& scan :
+       {claim_sql::select_pending(kSchema, Ordering::kPerAggregate),
+        claim_sql::select_expired(kSchema, Ordering::kPerAggregate),
+        claim_sql::select_retry_due(kSchema, Ordering::kPerAggregate),
+        claim_sql::select_blocked_due(kSchema, Ordering::kPerAggregate)}) {
     CHECK(scan.find("WHERE o.aggregate_type = e.aggregate_type AND o.aggregate_id = "
                     "e.aggregate_id AND o.unpublished = 1 ORDER BY o.event_version, "
                     "o.created_at, o.event_id LIMIT 1) < (e.event_version, e.created_at, "
                     "e.event_id), 0)") != std::string::npos);
     CHECK(count_of(scan, '?') == 1);  // only the limit is a parameter
   }
-  CHECK(claim_sql::select_pending(Ordering::kNone).find("idx_outbox_aggregate") ==
+  CHECK(claim_sql::select_pending(kSchema, Ordering::kNone).find("idx_outbox_aggregate") ==
         std::string::npos);
-  const std::string wakeable = claim_sql::select_wakeable(4);
+  const std::string wakeable = claim_sql::select_wakeable(kSchema, 4);
   CHECK(count_of(wakeable, '?') == 4);
   CHECK(wakeable.find("WHERE h.status = 'BLOCKED'") != std::string::npos);
 }
 
 TEST_CASE("failures are recorded with bound values and a capped backoff", "[sql]") {
-  const std::string retriable = claim_sql::record_retriable_failure(4);
+  const std::string retriable = claim_sql::record_retriable_failure(kSchema, 4);
   CHECK(count_of(retriable, '?') == 5 + 4 + 1);
   CHECK(retriable.find("SET status = IF(attempts + 1 >= ?, 'FAILED', 'RETRY')") !=
         std::string::npos);
   CHECK(retriable.find("LEAST(?, ? * POW(2, LEAST(attempts, 60))) * (0.5 + RAND() / 2)") !=
         std::string::npos);
   CHECK(retriable.find("AND status = 'PUBLISHING' AND lease_owner = ?") != std::string::npos);
-  const std::string permanent = claim_sql::record_permanent_failure(1);
+  const std::string permanent = claim_sql::record_permanent_failure(kSchema, 1);
   CHECK(count_of(permanent, '?') == 3);
   CHECK(permanent.find("SET status = 'FAILED'") != std::string::npos);
 }
@@ -139,8 +143,8 @@ TEST_CASE("each statement's binder sets every placeholder of its SQL", "[sql]") 
   const std::string error = "boom";
   for (size_t capacity : claim_sql::kIdListCapacities) {
     INFO("capacity " << capacity);
-    const auto placeholders_of = [&](std::string (*sql)(size_t)) {
-      return count_of(sql(capacity), '?');
+    const auto placeholders_of = [&](std::string (*sql)(const claim_sql::Schema&, size_t)) {
+      return count_of(sql(kSchema, capacity), '?');
     };
     CHECK(bound_for(claim_sql::ParkBlocked{.recheck_min = 1s, .recheck_max = 60s}, capacity) ==
           placeholders_of(claim_sql::ParkBlocked::sql));
@@ -232,4 +236,58 @@ TEST_CASE("an error text is always storable as last_error", "[sql]") {
   CHECK(stored == std::string(kMaxLastErrorLength - 1, 'e'));
   for (const char c : storable_error(std::string(2000, '\xff')))
     CHECK((c >= 0x20 && c < 0x7f));
+}
+
+TEST_CASE("statements name the configured table, quoted, and scans read the message columns",
+          "[sql]") {
+  using outbox::Ordering;
+  using outbox::SqlIdentifier;
+  const claim_sql::Schema schema(
+      SqlIdentifier::parse("billing_outbox").value(),
+      {SqlIdentifier::parse("tenant_id").value(), SqlIdentifier::parse("traceparent").value()});
+  const std::string pending = claim_sql::select_pending(schema, Ordering::kPerAggregate);
+  CHECK(pending.find(", e.lease_owner, e.lease_expiries, e.`tenant_id`, e.`traceparent` FROM "
+                     "`billing_outbox` e FORCE INDEX (idx_outbox_pending)") != std::string::npos);
+  // The ordering subquery reads the same table.
+  CHECK(pending.find("FROM `billing_outbox` o FORCE INDEX (idx_outbox_aggregate)") !=
+        std::string::npos);
+  CHECK(pending.find("outbox_event") == std::string::npos);
+  for (size_t capacity : claim_sql::kIdListCapacities) {
+    for (const std::string& statement :
+         {claim_sql::mark_published(schema, capacity), claim_sql::lease_rows(schema, capacity),
+          claim_sql::release(schema, capacity), claim_sql::select_wakeable(schema, capacity),
+          claim_sql::record_retriable_failure(schema, capacity),
+          claim_sql::park_blocked(schema, capacity), claim_sql::fail_unsettled(schema, capacity),
+          claim_sql::select_payloads(schema, capacity)}) {
+      INFO(statement);
+      CHECK(statement.find("`billing_outbox`") != std::string::npos);
+      CHECK(statement.find("outbox_event") == std::string::npos);
+    }
+  }
+  // Every scan reads the same columns, so the message columns start at one known position.
+  for (const std::string& scan : {claim_sql::select_pending(schema, Ordering::kNone),
+                                  claim_sql::select_expired(schema, Ordering::kNone),
+                                  claim_sql::select_retry_due(schema, Ordering::kNone)}) {
+    CHECK(scan.find(std::string(claim_sql::kEventColumns) +
+                    ", 0, e.lease_owner, e.lease_expiries, e.`tenant_id`, e.`traceparent` FROM ") !=
+          std::string::npos);
+  }
+  CHECK(claim_sql::ScanColumn::kFirstMessageColumn == 12);
+}
+
+TEST_CASE("a table or column name must be a plain identifier", "[sql][config]") {
+  using outbox::identifier_problem;
+  CHECK_FALSE(identifier_problem("outbox_event"));
+  CHECK_FALSE(identifier_problem("_Outbox2"));
+  CHECK_FALSE(identifier_problem(std::string(64, 'a')));
+  CHECK(identifier_problem("") == "must not be empty");
+  CHECK(identifier_problem(std::string(65, 'a')) ==
+        "\"" + std::string(65, 'a') + "\" is 65 characters long (at most 64)");
+  CHECK(identifier_problem("2fast") == "\"2fast\" must start with a letter or '_'");
+  CHECK(identifier_problem("outbox`; DROP TABLE x") ==
+        "\"outbox`; DROP TABLE x\" may hold only letters, digits and '_' (a plain identifier), "
+        "not '`'");
+  CHECK(identifier_problem("db.outbox") ==
+        "\"db.outbox\" may hold only letters, digits and '_' (a plain identifier), not '.'");
+  CHECK(outbox::SqlIdentifier::parse("outbox_event").value().quoted() == "`outbox_event`");
 }

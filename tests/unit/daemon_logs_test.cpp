@@ -21,9 +21,11 @@ TEST_CASE("the consumer's handle attempts are read from its log", "[verify-logs]
       "2026-11-29T16:09:29.000000Z warn [notification-planner:17] event e-3 at outbox.order/1@2: "
       "attempt 1 failed: COMMIT: MySQL error 2013 (HY000): Lost connection (outcome unknown: not "
       "acknowledged; a retry finds it applied or applies it); not acknowledged, retrying in 50ms\n"
-      "2026-11-29T16:09:30.000000Z info [notification-planner:17] progress: applied=1\n";
+      "2026-11-29T16:09:30.000000Z info [notification-planner:17] progress: applied=1\n"
+      "2026-11-29T16:09:31.000000Z debug [notification-planner:17] event e-4 at "
+      "outbox.order/2@9 (trace 4bf92f3577b34da6a3ce929d0e0e4736): applied, acknowledged\n";
   const auto attempts = outbox::verify::planner_attempts(log, "planner-1");
-  REQUIRE(attempts.size() == 4);
+  REQUIRE(attempts.size() == 5);
   CHECK(attempts[0].event_id == "e-1");
   CHECK(attempts[0].partition == 3);
   CHECK(attempts[0].offset == 1);
@@ -36,6 +38,10 @@ TEST_CASE("the consumer's handle attempts are read from its log", "[verify-logs]
   CHECK_FALSE(attempts[2].commit_unknown);
   CHECK(attempts[3].commit_unknown);
   CHECK(attempts[3].process == "planner-1");
+  CHECK(attempts[4].event_id == "e-4");
+  CHECK(attempts[4].partition == 2);
+  CHECK(attempts[4].offset == 9);
+  CHECK(attempts[4].outcome == HandleOutcome::kApplied);
 }
 
 TEST_CASE("the relay's claims, deliveries, refused and abandoned marks are read from its log",

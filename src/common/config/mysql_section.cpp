@@ -50,7 +50,7 @@ MysqlEndpoint read_mysql_section(YamlSection section) {
   return mysql;
 }
 
-void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out) {
+void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out, const std::string& table) {
   out << YAML::BeginMap;
   out << YAML::Key << "host" << YAML::Value << mysql.host;
   out << YAML::Key << "port" << YAML::Value << mysql.port;
@@ -61,6 +61,7 @@ void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out) {
     out << YAML::Key << "password_file" << YAML::Value << mysql.password_file;
   }
   out << YAML::Key << "database" << YAML::Value << mysql.database;
+  if (!table.empty()) out << YAML::Key << "table" << YAML::Value << table;
   out << YAML::Key << "connect_timeout" << YAML::Value << format_duration(mysql.connect_timeout);
   out << YAML::Key << "read_timeout" << YAML::Value << format_duration(mysql.read_timeout);
   out << YAML::EndMap;

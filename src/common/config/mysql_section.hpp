@@ -12,7 +12,9 @@ namespace outbox {
 // that other users can read is a warning; the file is read again at every connection.
 MysqlEndpoint read_mysql_section(YamlSection section);
 
-// Writes the endpoint as a YAML mapping value with the password as *****.
-void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out);
+// Writes the endpoint as a YAML mapping value with the password as *****; `table` (the relay's
+// mysql.table) is written when not empty.
+void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out,
+                        const std::string& table = "");
 
 }  // namespace outbox

@@ -65,9 +65,22 @@ YAML::Node YamlSection::child(const std::string& key) const {
   return {};
 }
 
+std::vector<std::string> YamlSection::keys() const {
+  std::vector<std::string> out;
+  if (!node_.IsMap()) return out;
+  for (const auto& entry : node_) {
+    if (entry.first.IsScalar()) out.push_back(entry.first.Scalar());
+  }
+  return out;
+}
+
 bool YamlSection::has(const std::string& key) const {
   const YAML::Node value = child(key);
   return value.IsDefined() && !value.IsNull();
+}
+
+bool YamlSection::is_mapping(const std::string& key) const {
+  return child(key).IsMap();
 }
 
 int YamlSection::line_of(const std::string& key) const {
@@ -276,11 +289,12 @@ std::vector<ScalarAt> YamlSection::string_list(const std::string& key) {
 
 YamlSection YamlSection::section(const std::string& key) {
   known_.insert(key);
-  YAML::Node value = child(key);
+  const YAML::Node value = child(key);
   const int line = line_of(key);
   if (value.IsDefined() && !value.IsNull() && !value.IsMap()) {
     problem(key, std::string("must be a mapping, got ") + kind_of(value));
-    value = YAML::Node();
+    // A fresh node: assigning to `value` would overwrite the document's node it refers to.
+    return YamlSection(YAML::Node(), path_of(key), line, *diagnostics_, *env_);
   }
   return {value, path_of(key), line, *diagnostics_, *env_};
 }

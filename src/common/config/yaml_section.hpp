@@ -57,7 +57,11 @@ class YamlSection {
   // A nested section; an absent key yields an empty section.
   YamlSection section(const std::string& key);
 
+  // The keys of this mapping in file order (for sections whose keys are names the operator
+  // chooses, e.g. header names). Reading them marks none as known.
+  std::vector<std::string> keys() const;
   bool has(const std::string& key) const;
+  bool is_mapping(const std::string& key) const;
   int line_of(const std::string& key) const;
   std::string path_of(const std::string& key) const;
   void problem(const std::string& key, std::string what);

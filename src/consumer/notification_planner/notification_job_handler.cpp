@@ -19,9 +19,10 @@ constexpr const char* kReadPayload =
     "CASE WHEN JSON_VALID(p) THEN JSON_EXTRACT(p, '$.version') END "
     "FROM (SELECT CAST(? AS CHAR) AS p) AS payload";
 
+// trace_id (sql/013): the trace of the request that wrote the order, NULL without one.
 constexpr const char* kInsertJob =
-    "INSERT INTO notification_job (event_id, order_id, source_version, status, created_at) "
-    "VALUES (?, ?, ?, 'PENDING', CURRENT_TIMESTAMP(6))";
+    "INSERT INTO notification_job (event_id, order_id, source_version, trace_id, status, "
+    "created_at) VALUES (?, ?, ?, NULLIF(?, ''), 'PENDING', CURRENT_TIMESTAMP(6))";
 
 std::optional<int64_t> integer_field(sql::ResultSet& row, int type_column, int value_column) {
   if (row.isNull(type_column) || row.getString(type_column) != "INTEGER") return std::nullopt;
@@ -54,6 +55,7 @@ consumer::EffectResult plan_notification(MysqlSession& session,
   insert.setString(1, event.event_id);
   insert.setInt64(2, *order_id);
   insert.setInt64(3, *version);
+  insert.setString(4, event.trace_id());
   insert.executeUpdate();
   return consumer::EffectResult::applied();
 }

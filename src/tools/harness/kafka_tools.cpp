@@ -1,8 +1,10 @@
 #include "harness/kafka_tools.hpp"
 
+#include <algorithm>
 #include <array>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "harness/child_process.hpp"
 #include "kafka/rdkafka_handles.hpp"
@@ -20,7 +22,109 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
+std::string decode_base64(std::string_view text) {
+  static constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (const char c : text) {
+    if (c == '=') break;
+    const size_t digit = kAlphabet.find(c);
+    if (digit == std::string_view::npos)
+      throw std::runtime_error("not base64: " + std::string(text));
+    buffer = (buffer << 6) | static_cast<unsigned>(digit);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+// "<partition> <offset>" -> the record's headers, from kcat -J through jq.
+std::map<std::pair<int, long long>, std::vector<std::pair<std::string, std::optional<std::string>>>>
+read_headers_exact(const std::string& bootstrap, const std::string& topic) {
+  const CommandResult json = run_command(
+      {"kcat", "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-J"});
+  if (json.status != 0) throw std::runtime_error("kcat -J failed: " + json.err);
+  // One line per record: partition, offset, then name and value of each header as "b" + its
+  // base64 (so an empty one is "b"), "-" for a header without a value.
+  const CommandResult lines = run_command(
+      {"jq", "-r",
+       "\"\\(.partition) \\(.offset) \" + ([(.headers // [])[] | if . == null then \"-\" else "
+       "\"b\" + @base64 end] | join(\" \"))"},
+      json.out);
+  if (lines.status != 0) throw std::runtime_error("jq failed on kcat -J output: " + lines.err);
+  std::map<std::pair<int, long long>,
+           std::vector<std::pair<std::string, std::optional<std::string>>>>
+      out;
+  std::istringstream in(lines.out);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    int partition = -1;
+    long long offset = -1;
+    fields >> partition >> offset;
+    auto& headers = out[{partition, offset}];
+    for (std::string name, value; fields >> name >> value;) {
+      headers.emplace_back(
+          decode_base64(name.substr(1)),
+          value == "-" ? std::nullopt : std::optional(decode_base64(value.substr(1))));
+    }
+  }
+  return out;
+}
+
+// `length` bytes of `text` from `at` (advanced), or nullopt for length -1 (a null field).
+std::optional<std::string> take_field(const std::string& text, size_t& at, long long length) {
+  if (length < 0) return std::nullopt;
+  if (at + static_cast<size_t>(length) > text.size()) {
+    throw std::runtime_error("kcat output ends inside a record");
+  }
+  std::string field = text.substr(at, static_cast<size_t>(length));
+  at += static_cast<size_t>(length);
+  return field;
+}
+
 }  // namespace
+
+std::optional<std::string> ExactRecord::header(const std::string& name) const {
+  for (const auto& [header_name, header_value] : headers) {
+    if (header_name == name) return header_value;
+  }
+  return std::nullopt;
+}
+
+std::vector<ExactRecord> read_topic_exact(const std::string& bootstrap, const std::string& topic) {
+  // Each record: "<partition> <offset> <key length> <value length>\n<key><value>", the lengths
+  // -1 for a null key or value.
+  const CommandResult result = run_command({"kcat", "-b", bootstrap, "-C", "-t", topic, "-o",
+                                            "beginning", "-e", "-q", "-f", "%p %o %K %S\n%k%s"});
+  if (result.status != 0) throw std::runtime_error("kcat failed: " + result.err);
+  auto headers = read_headers_exact(bootstrap, topic);
+  std::vector<ExactRecord> records;
+  for (size_t at = 0; at < result.out.size();) {
+    const size_t end = result.out.find('\n', at);
+    if (end == std::string::npos) throw std::runtime_error("kcat output ends inside a record");
+    std::istringstream prefix(result.out.substr(at, end - at));
+    ExactRecord record;
+    long long key_length = 0;
+    long long value_length = 0;
+    if (!(prefix >> record.partition >> record.offset >> key_length >> value_length)) {
+      throw std::runtime_error("unexpected kcat record prefix: " + result.out.substr(at, end - at));
+    }
+    at = end + 1;
+    record.key = take_field(result.out, at, key_length);
+    record.value = take_field(result.out, at, value_length);
+    record.headers = std::move(headers[{record.partition, record.offset}]);
+    records.push_back(std::move(record));
+  }
+  std::sort(records.begin(), records.end(), [](const ExactRecord& a, const ExactRecord& b) {
+    return std::pair(a.partition, a.offset) < std::pair(b.partition, b.offset);
+  });
+  return records;
+}
 
 std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::string& topic) {
   // \x1f separates fields and \x1e records: neither occurs in keys, headers or JSON payloads.

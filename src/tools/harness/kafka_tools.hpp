@@ -1,7 +1,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace outbox::harness {
@@ -17,8 +19,29 @@ struct KafkaRecord {
   std::string value;
 };
 
-// Every record of `topic` from the beginning, read with kcat.
+// Every record of `topic` from the beginning, read with kcat. Keys, headers and values are
+// text without the bytes \x1e and \x1f; a header value holding a comma reads wrongly (kcat's
+// %h is "name=value,name=value"): use read_topic_exact for those.
 std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::string& topic);
+
+// One record byte for byte as kcat read it: a null key or value (a tombstone) is nullopt,
+// headers in message order with their exact values (a header without a value is nullopt).
+struct ExactRecord {
+  int partition = -1;
+  long long offset = -1;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::vector<std::pair<std::string, std::optional<std::string>>> headers;
+
+  // The value of the first header called `name`, or nullopt (absent, or without a value).
+  std::optional<std::string> header(const std::string& name) const;
+};
+
+// Every record of `topic` from the beginning, exactly: keys and values framed by their lengths
+// (kcat -f %K / %S), so any byte (NUL, invalid UTF-8, the separators) survives; headers from
+// kcat's JSON output (-J), each name and value base64-encoded by jq. Sorted by (partition,
+// offset).
+std::vector<ExactRecord> read_topic_exact(const std::string& bootstrap, const std::string& topic);
 
 // Whether the cluster has `topic` with at least one partition, asked with kcat -L (an
 // independent client; a metadata request never creates a topic while auto-creation is off).

@@ -21,8 +21,9 @@ int backlog(CommandContext& context) {
   TransactionScope read(context.session);
   std::unique_ptr<sql::ResultSet> rows(
       context.session
-          .prepare("SELECT status, COUNT(*), " + age_micros("MIN(created_at)") +
-                   " FROM outbox_event FORCE INDEX (idx_outbox_pending) WHERE status <> "
+          .prepare("SELECT status, COUNT(*), " + age_micros("MIN(created_at)") + " FROM " +
+                   context.outbox_table +
+                   " FORCE INDEX (idx_outbox_pending) WHERE status <> "
                    "'PUBLISHED' GROUP BY status")
           .executeQuery());
   std::map<std::string, int64_t> counts;
@@ -45,8 +46,8 @@ int backlog(CommandContext& context) {
   if (context.config.relay.ordering == Ordering::kPerAggregate) {
     std::unique_ptr<sql::ResultSet> blocked(
         context.session
-            .prepare("SELECT COUNT(*) FROM (SELECT DISTINCT aggregate_type, aggregate_id FROM "
-                     "outbox_event WHERE status = 'FAILED') f")
+            .prepare("SELECT COUNT(*) FROM (SELECT DISTINCT aggregate_type, aggregate_id FROM " +
+                     context.outbox_table + " WHERE status = 'FAILED') f")
             .executeQuery());
     blocked->next();
     blocked_aggregates = blocked->getInt64(1);

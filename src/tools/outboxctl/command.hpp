@@ -6,6 +6,7 @@
 #include "answer_value.hpp"
 #include "mysql/mysql_endpoint.hpp"
 #include "mysql/mysql_session.hpp"
+#include "outbox_lookups.hpp"
 #include "relay_config.hpp"
 
 namespace outbox::ctl {
@@ -16,9 +17,16 @@ struct CommandContext {
   const RelayConfig& config;
   const MysqlEndpoint& endpoint;
   MysqlSession& session;
+  // The outbox table (mysql.table), quoted for statements.
+  std::string outbox_table;
   std::vector<std::string> args;
   bool json = false;
 };
+
+// The outbox table as the lookups read it.
+inline OutboxTable lookup_table(const CommandContext& context) {
+  return OutboxTable{context.outbox_table, context.config.kafka.message.trace_context};
+}
 
 // A command prints its answer on stdout and returns the process exit code: 0 done, 1 the
 // request could not be carried out (the message says why), 64 bad usage.

@@ -12,7 +12,7 @@ int consumed(CommandContext& context) {
   const std::string& event_id = context.args[1];
   TransactionScope read(context.session);
   const Value consumption = find_consumption(context.session, consumer, event_id);
-  const Value event = find_event(context.session, event_id);
+  const Value event = find_event(context.session, lookup_table(context), event_id);
   Value answer = Value::object()
                      .set("consumer", consumer)
                      .set("event_id", event_id)

@@ -41,14 +41,14 @@ struct LeaseState {
 
 // The database's view of leases now. Instances are the lease_owner prefix before the first
 // '/' ("<instance>/w<worker>/c<claim>").
-LeaseState read_leases(MysqlSession& session) {
+LeaseState read_leases(MysqlSession& session, const std::string& table) {
   TransactionScope read(session);
   LeaseState state;
   std::unique_ptr<sql::ResultSet> rows(
       session
           .prepare("SELECT SUBSTRING_INDEX(lease_owner, '/', 1), COUNT(*), " +
-                   iso_time("MAX(lease_until)") +
-                   " FROM outbox_event WHERE status = 'PUBLISHING' AND lease_until > "
+                   iso_time("MAX(lease_until)") + " FROM " + table +
+                   " WHERE status = 'PUBLISHING' AND lease_until > "
                    "CURRENT_TIMESTAMP(6) GROUP BY 1 ORDER BY 1")
           .executeQuery());
   while (rows->next()) {
@@ -63,8 +63,8 @@ LeaseState read_leases(MysqlSession& session) {
   }
   std::unique_ptr<sql::ResultSet> expired(
       session
-          .prepare("SELECT COUNT(*) FROM outbox_event WHERE status = 'PUBLISHING' AND "
-                   "lease_until <= CURRENT_TIMESTAMP(6)")
+          .prepare("SELECT COUNT(*) FROM " + table +
+                   " WHERE status = 'PUBLISHING' AND lease_until <= CURRENT_TIMESTAMP(6)")
           .executeQuery());
   expired->next();
   state.expired = expired->getInt64(1);
@@ -94,7 +94,7 @@ int drain(CommandContext& context) {
   if (!context.json) std::cout << kProcedure;
 
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  LeaseState state = read_leases(context.session);
+  LeaseState state = read_leases(context.session, context.outbox_table);
   int64_t reported = -1;
   while (wait && state.live > 0 && std::chrono::steady_clock::now() < deadline) {
     if (!context.json && state.live != reported) {
@@ -103,7 +103,7 @@ int drain(CommandContext& context) {
       reported = state.live;
     }
     std::this_thread::sleep_for(kPollEvery);
-    state = read_leases(context.session);
+    state = read_leases(context.session, context.outbox_table);
   }
 
   Value answer = Value::object()

@@ -9,7 +9,7 @@ int event(CommandContext& context) {
   if (context.args.size() != 1) return 64;
   const std::string& event_id = context.args[0];
   TransactionScope read(context.session);  // rolled back at the end: it only reads
-  Value answer = find_event(context.session, event_id);
+  Value answer = find_event(context.session, lookup_table(context), event_id);
   if (answer.is_null()) {
     return refuse(context, Value::object().set("event_id", event_id),
                   "event " + event_id + ": no such event");

@@ -19,19 +19,24 @@ constexpr int kRequeueSlice = 1000;
 // The relay parks the rows behind a FAILED event with no recheck at all (they cannot move
 // until an operator acts). Once this command acted, the aggregate's BLOCKED rows are due for a
 // recheck again, so none depends on a single wake-up to move on. Param: event_id.
-constexpr const char* kRecheckAggregate =
-    "UPDATE outbox_event b JOIN outbox_event f ON f.aggregate_type = b.aggregate_type AND "
-    "f.aggregate_id = b.aggregate_id SET b.next_attempt_at = CURRENT_TIMESTAMP(6) "
-    "WHERE f.event_id = ? AND b.status = 'BLOCKED' AND b.next_attempt_at IS NULL";
+std::string recheck_aggregate(const std::string& table) {
+  return "UPDATE " + table + " b JOIN " + table +
+         " f ON f.aggregate_type = b.aggregate_type AND "
+         "f.aggregate_id = b.aggregate_id SET b.next_attempt_at = CURRENT_TIMESTAMP(6) "
+         "WHERE f.event_id = ? AND b.status = 'BLOCKED' AND b.next_attempt_at IS NULL";
+}
 // The same after requeue --all-failed: every BLOCKED row without a recheck, along
 // idx_outbox_due (status, next_attempt_at). Param: slice size.
-constexpr const char* kRecheckAllParked =
-    "UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP(6) "
-    "WHERE status = 'BLOCKED' AND next_attempt_at IS NULL LIMIT ?";
+std::string recheck_all_parked(const std::string& table) {
+  return "UPDATE " + table +
+         " SET next_attempt_at = CURRENT_TIMESTAMP(6) "
+         "WHERE status = 'BLOCKED' AND next_attempt_at IS NULL LIMIT ?";
+}
 
-std::string status_of(MysqlSession& session, const std::string& event_id) {
+std::string status_of(MysqlSession& session, const std::string& table,
+                      const std::string& event_id) {
   sql::PreparedStatement& statement =
-      session.prepare("SELECT status FROM outbox_event WHERE event_id = ?");
+      session.prepare("SELECT status FROM " + table + " WHERE event_id = ?");
   statement.setString(1, event_id);
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
   return rows->next() ? std::string(rows->getString(1)) : std::string();
@@ -45,11 +50,12 @@ int change_failed_event(CommandContext& context, const std::string& sql, const c
   statement.setString(1, event_id);
   const int changed = statement.executeUpdate();
   if (changed != 0) {
-    sql::PreparedStatement& recheck = context.session.prepare(kRecheckAggregate);
+    sql::PreparedStatement& recheck =
+        context.session.prepare(recheck_aggregate(context.outbox_table));
     recheck.setString(1, event_id);
     recheck.executeUpdate();
   }
-  const std::string now = status_of(context.session, event_id);
+  const std::string now = status_of(context.session, context.outbox_table, event_id);
   transaction.commit();
   Value answer =
       Value::object().set("event_id", event_id).set(verb, changed != 0).set("status", now);
@@ -71,16 +77,18 @@ int requeue(CommandContext& context) {
   if (context.args.size() != 1) return 64;
   if (context.args[0] != "--all-failed") {
     return change_failed_event(context,
-                               "UPDATE outbox_event SET status = 'PENDING', attempts = 0, "
-                               "next_attempt_at = NULL WHERE event_id = ? AND status = 'FAILED'",
+                               "UPDATE " + context.outbox_table +
+                                   " SET status = 'PENDING', attempts = 0, next_attempt_at = NULL "
+                                   "WHERE event_id = ? AND status = 'FAILED'",
                                "requeued");
   }
   long total = 0;
   for (;;) {
     TransactionScope transaction(context.session);
-    sql::PreparedStatement& statement = context.session.prepare(
-        "UPDATE outbox_event SET status = 'PENDING', attempts = 0, next_attempt_at = NULL "
-        "WHERE status = 'FAILED' ORDER BY created_at, event_id LIMIT ?");
+    sql::PreparedStatement& statement =
+        context.session.prepare("UPDATE " + context.outbox_table +
+                                " SET status = 'PENDING', attempts = 0, next_attempt_at = NULL "
+                                "WHERE status = 'FAILED' ORDER BY created_at, event_id LIMIT ?");
     statement.setInt(1, kRequeueSlice);
     const int changed = statement.executeUpdate();
     transaction.commit();
@@ -89,7 +97,8 @@ int requeue(CommandContext& context) {
   }
   for (;;) {
     TransactionScope transaction(context.session);
-    sql::PreparedStatement& statement = context.session.prepare(kRecheckAllParked);
+    sql::PreparedStatement& statement =
+        context.session.prepare(recheck_all_parked(context.outbox_table));
     statement.setInt(1, kRequeueSlice);
     const int changed = statement.executeUpdate();
     transaction.commit();
@@ -105,14 +114,15 @@ int requeue(CommandContext& context) {
 
 int skip(CommandContext& context) {
   if (context.args.size() != 1) return 64;
-  const int result =
-      change_failed_event(context,
-                          "UPDATE outbox_event SET status = 'SKIPPED', next_attempt_at = NULL "
-                          "WHERE event_id = ? AND status = 'FAILED'",
-                          "skipped");
+  const int result = change_failed_event(context,
+                                         "UPDATE " + context.outbox_table +
+                                             " SET status = 'SKIPPED', next_attempt_at = NULL "
+                                             "WHERE event_id = ? AND status = 'FAILED'",
+                                         "skipped");
   if (result != 0 || context.config.relay.ordering != Ordering::kPerAggregate) return result;
   // Wake the aggregate's next event now rather than at its blocked-row recheck.
   ClaimPolicy policy;
+  policy.schema = claim_schema(context.config);
   policy.ordering = Ordering::kPerAggregate;
   Outcome<std::unique_ptr<MysqlSession>> session =
       MysqlSession::open(context.endpoint, SessionSettings{});

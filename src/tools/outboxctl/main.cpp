@@ -73,8 +73,12 @@ int main(int argc, char** argv) {
     std::cerr << session.error().message << "\n";
     return 69;  // EX_UNAVAILABLE
   }
-  outbox::ctl::CommandContext context{*config, endpoint.value(), *session.value(),
-                                      std::vector<std::string>(args.begin() + 1, args.end()), json};
+  outbox::ctl::CommandContext context{*config,
+                                      endpoint.value(),
+                                      *session.value(),
+                                      outbox::claim_schema(*config).table(),
+                                      std::vector<std::string>(args.begin() + 1, args.end()),
+                                      json};
   try {
     const int status = command->run(context);
     if (status == 64) {

@@ -36,13 +36,14 @@ int order(CommandContext& context) {
         "order: no order with tenant_id " + tenant_text + " and request_id " + request_id);
   }
   const std::string acceptance_event_id = found.at("acceptance_event_id").text();
-  const Value acceptance_event = find_event(context.session, acceptance_event_id);
+  const Value acceptance_event =
+      find_event(context.session, lookup_table(context), acceptance_event_id);
   const std::string aggregate_type = acceptance_event.is_null()
                                          ? kOrderAggregateType
                                          : acceptance_event.at("aggregate_type").text();
   const std::string aggregate_id = found.at("id").text();
-  const Value events =
-      find_order_events(context.session, acceptance_event_id, aggregate_type, aggregate_id);
+  const Value events = find_order_events(context.session, lookup_table(context),
+                                         acceptance_event_id, aggregate_type, aggregate_id);
   Value with_effects = Value::list();
   for (Value event : events.items()) {
     const std::string event_id = event.at("event_id").text();

@@ -11,7 +11,8 @@ constexpr int kNoSuchTable = 1146;
 
 constexpr Column::Kind kInteger = Column::Kind::kInteger;
 
-const Columns& event_columns() {
+// `traced`: the table has the trace context columns (kafka.trace_context).
+const Columns& event_columns(bool traced) {
   static const Columns columns{
       {"event_id", "e.event_id"},
       {"aggregate_type", "e.aggregate_type"},
@@ -30,9 +31,19 @@ const Columns& event_columns() {
       {"created_at", iso_time("e.created_at")},
       {"published_at", iso_time("e.published_at")},
       {"published_by", "e.published_by"},
+      {"traceparent", "e.traceparent"},
+      {"tracestate", "e.tracestate"},
       {"payload_bytes", "LENGTH(e.payload)", kInteger},
   };
-  return columns;
+  static const Columns untraced = [] {
+    Columns without;
+    for (const Column& column : columns) {
+      const std::string_view name = column.field;
+      if (name != "traceparent" && name != "tracestate") without.push_back(column);
+    }
+    return without;
+  }();
+  return traced ? columns : untraced;
 }
 
 const Columns& order_columns() {
@@ -63,6 +74,7 @@ const Columns& notification_job_columns() {
       {"source_version", "j.source_version", kInteger},
       {"status", "j.status"},
       {"created_at", iso_time("j.created_at")},
+      {"trace_id", "j.trace_id"},
   };
   return columns;
 }
@@ -84,25 +96,28 @@ Value all_rows(sql::PreparedStatement& statement, const Columns& columns) {
 
 }  // namespace
 
-Value find_event(MysqlSession& session, const std::string& event_id) {
-  sql::PreparedStatement& statement = session.prepare("SELECT " + select_list(event_columns()) +
-                                                      " FROM outbox_event e WHERE e.event_id = ?");
+Value find_event(MysqlSession& session, const OutboxTable& table, const std::string& event_id) {
+  const Columns& columns = event_columns(table.traced);
+  sql::PreparedStatement& statement = session.prepare("SELECT " + select_list(columns) + " FROM " +
+                                                      table.quoted + " e WHERE e.event_id = ?");
   statement.setString(1, event_id);
-  return first_row(statement, event_columns());
+  return first_row(statement, columns);
 }
 
-Value find_order_events(MysqlSession& session, const std::string& acceptance_event_id,
-                        const std::string& aggregate_type, const std::string& aggregate_id) {
+Value find_order_events(MysqlSession& session, const OutboxTable& table,
+                        const std::string& acceptance_event_id, const std::string& aggregate_type,
+                        const std::string& aggregate_id) {
   // By primary key, or along idx_outbox_aggregate: an order's own events only.
-  sql::PreparedStatement& statement = session.prepare(
-      "SELECT " + select_list(event_columns()) +
-      " FROM outbox_event e WHERE e.event_id = ? OR (e.aggregate_type = ? AND e.aggregate_id = "
-      "?) ORDER BY e.event_version, e.created_at, e.event_id LIMIT ?");
+  const Columns& columns = event_columns(table.traced);
+  sql::PreparedStatement& statement =
+      session.prepare("SELECT " + select_list(columns) + " FROM " + table.quoted +
+                      " e WHERE e.event_id = ? OR (e.aggregate_type = ? AND e.aggregate_id = "
+                      "?) ORDER BY e.event_version, e.created_at, e.event_id LIMIT ?");
   statement.setString(1, acceptance_event_id);
   statement.setString(2, aggregate_type);
   statement.setString(3, aggregate_id);
   statement.setInt(4, kMaxOrderEvents);
-  return all_rows(statement, event_columns());
+  return all_rows(statement, columns);
 }
 
 Value find_consumers(MysqlSession& session, const std::string& event_id) {

@@ -11,14 +11,22 @@
 // to. Each lookup reads by a primary or unique key (or a short index range), never a scan.
 namespace outbox::ctl {
 
+// The outbox table the lookups read (mysql.table) and whether it has the trace context
+// columns of sql/012 (kafka.trace_context).
+struct OutboxTable {
+  std::string quoted;
+  bool traced = true;
+};
+
 // The event's outbox row as an object, or null when no event has that id.
-Value find_event(MysqlSession& session, const std::string& event_id);
+Value find_event(MysqlSession& session, const OutboxTable& table, const std::string& event_id);
 
 // The events of one order: its acceptance event and every event of its aggregate, oldest
 // version first (at most kMaxOrderEvents).
 inline constexpr int kMaxOrderEvents = 1000;
-Value find_order_events(MysqlSession& session, const std::string& acceptance_event_id,
-                        const std::string& aggregate_type, const std::string& aggregate_id);
+Value find_order_events(MysqlSession& session, const OutboxTable& table,
+                        const std::string& acceptance_event_id, const std::string& aggregate_type,
+                        const std::string& aggregate_id);
 
 // Every consumer that took the event into effect, as [{consumer, consumed_at, id}].
 Value find_consumers(MysqlSession& session, const std::string& event_id);

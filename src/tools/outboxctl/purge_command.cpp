@@ -85,8 +85,8 @@ int purge(CommandContext& context) {
   PurgeResult events;
   PurgeResult consumed;
   if (retention.published_after) {
-    events = purge_outbox_events(context.session, *retention.published_after, retention.batch_size,
-                                 request.dry_run);
+    events = purge_outbox_events(context.session, context.outbox_table, *retention.published_after,
+                                 retention.batch_size, request.dry_run);
   }
   if (retention.consumed_after) {
     consumed = purge_consumed_events(context.session, *retention.consumed_after,

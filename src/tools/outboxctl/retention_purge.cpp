@@ -1,5 +1,6 @@
 #include "retention_purge.hpp"
 
+#include <functional>
 #include <vector>
 
 #include "claim_sql.hpp"
@@ -34,16 +35,18 @@ std::string iso_of(std::string key_time) {
 // idx_outbox_pending, after the previous batch's last key: rows that are old by created_at but
 // were published recently are stepped over once, not re-read by every batch.
 // Params: status, cutoff, cutoff, then the key (time, time, id) and the limit.
-const std::string kSelectEvents =
-    std::string("SELECT event_id, DATE_FORMAT(created_at, ") + kKeyTimeFormat +
-    ") FROM outbox_event FORCE INDEX (idx_outbox_pending) WHERE status = ? AND created_at < ? "
-    "AND COALESCE(published_at, created_at) < ? "
-    "AND (created_at > ? OR (created_at = ? AND event_id > ?)) "
-    "ORDER BY created_at, event_id LIMIT ?";
+std::string select_events(const std::string& table) {
+  return std::string("SELECT event_id, DATE_FORMAT(created_at, ") + kKeyTimeFormat + ") FROM " +
+         table +
+         " FORCE INDEX (idx_outbox_pending) WHERE status = ? AND created_at < ? "
+         "AND COALESCE(published_at, created_at) < ? "
+         "AND (created_at > ? OR (created_at = ? AND event_id > ?)) "
+         "ORDER BY created_at, event_id LIMIT ?";
+}
 
 // The delete checks again what the (unlocked) select saw. Params: ids[capacity], status, cutoff.
-std::string delete_events(size_t capacity) {
-  return "DELETE FROM outbox_event WHERE event_id IN (" + claim_sql::placeholders(capacity) +
+std::string delete_events(const std::string& table, size_t capacity) {
+  return "DELETE FROM " + table + " WHERE event_id IN (" + claim_sql::placeholders(capacity) +
          ") AND status = ? AND COALESCE(published_at, created_at) < ?";
 }
 
@@ -72,8 +75,8 @@ int64_t id_at(sql::ResultSet& rows, int64_t) {
 template <typename Id>
 struct BatchWalk {
   MysqlSession& session;
-  std::string select_sql;             // filters first, then key (time, time, id) and limit
-  std::string (*delete_sql)(size_t);  // ids, then delete_filters
+  std::string select_sql;  // filters first, then key (time, time, id) and limit
+  std::function<std::string(size_t)> delete_sql;  // ids, then delete_filters
   std::vector<std::string> select_filters;
   std::vector<std::string> delete_filters;
   int batch_size;
@@ -127,18 +130,19 @@ struct BatchWalk {
 
 }  // namespace
 
-PurgeResult purge_outbox_events(MysqlSession& session, Micros window, int batch_size,
-                                bool dry_run) {
+PurgeResult purge_outbox_events(MysqlSession& session, const std::string& table, Micros window,
+                                int batch_size, bool dry_run) {
   const std::string cutoff = cutoff_of(session, window);
   PurgeResult result;
   result.cutoff = iso_of(cutoff);
   for (const std::string status : {"PUBLISHED", "SKIPPED"}) {
-    BatchWalk<std::string> walk{.session = session,
-                                .select_sql = kSelectEvents,
-                                .delete_sql = delete_events,
-                                .select_filters = {status, cutoff, cutoff},
-                                .delete_filters = {status, cutoff},
-                                .batch_size = batch_size};
+    BatchWalk<std::string> walk{
+        .session = session,
+        .select_sql = select_events(table),
+        .delete_sql = [&table](size_t capacity) { return delete_events(table, capacity); },
+        .select_filters = {status, cutoff, cutoff},
+        .delete_filters = {status, cutoff},
+        .batch_size = batch_size};
     walk.run(dry_run, result);
   }
   return result;

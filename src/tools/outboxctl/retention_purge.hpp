@@ -20,7 +20,9 @@ struct PurgeResult {
 
 // PUBLISHED events published before now - window and SKIPPED events created before it
 // (a skip records no time of its own). A dry run only counts them.
-PurgeResult purge_outbox_events(MysqlSession& session, Micros window, int batch_size, bool dry_run);
+// `table`: the outbox table (mysql.table), quoted.
+PurgeResult purge_outbox_events(MysqlSession& session, const std::string& table, Micros window,
+                                int batch_size, bool dry_run);
 
 // consumed_event rows consumed before now - window. A dry run only counts them.
 PurgeResult purge_consumed_events(MysqlSession& session, Micros window, int batch_size,

@@ -2,6 +2,7 @@
 
 #include <time.h>  // NOLINT(modernize-deprecated-headers): timegm (BSD/GNU), not in <ctime>
 
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 #include <iomanip>
@@ -68,7 +69,9 @@ std::vector<HandleAttempt> planner_attempts(const std::string& log_text,
     attempt.process = process;
     attempt.at_us = log_line_time_us(line);
     attempt.event_id = std::string(message.substr(6, at - 6));
-    if (!parse_position(message.substr(at + 4, colon - at - 4), attempt.partition,
+    // The position ends at the colon, or at the " (trace <id>)" of an event with a trace.
+    const size_t position_end = std::min(colon, message.find(' ', at + 4));
+    if (!parse_position(message.substr(at + 4, position_end - at - 4), attempt.partition,
                         attempt.offset)) {
       return;
     }
