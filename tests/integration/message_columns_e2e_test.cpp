@@ -127,7 +127,7 @@ TEST_CASE("a column the table lacks stops the relay at start-up, naming key and 
   CHECK(db.count("status = 'PENDING'") == 1);  // nothing was claimed
 }
 
-TEST_CASE("kafka.key_column keys messages by another column; order still follows the aggregate",
+TEST_CASE("kafka.key_column keys messages by another column, and order still follows the aggregate",
           "[e2e][message-columns]") {
   TestDatabase db;
   db.exec("ALTER TABLE outbox_event ADD COLUMN customer_id VARCHAR(32) NULL");
