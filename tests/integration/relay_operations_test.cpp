@@ -1,17 +1,23 @@
 // The relay as operators run it: metrics and health over HTTP after a real run, systemd's
 // notify protocol and credentials directory, SIGHUP reload, secrets kept out of the logs, JSON
 // log lines.
-#include <httplib.h>
 #include <signal.h>
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <regex>
 #include <sstream>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "child_process.hpp"
+#include "http_get.hpp"
 #include "notify_socket.hpp"
 #include "poll.hpp"
 #include "relay_process.hpp"
@@ -28,17 +34,10 @@ using outbox::test::TestDatabase;
 
 namespace {
 
-struct HttpAnswer {
-  int status = 0;
-  std::string body;
-};
+using outbox::test::HttpAnswer;
 
 HttpAnswer get(int port, const std::string& path) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_read_timeout(5, 0);
-  const auto result = client.Get(path.c_str());
-  if (!result) return {};
-  return {result->status, result->body};
+  return outbox::test::http_get(port, path);
 }
 
 // The value of one sample line ("name{labels} value") of a Prometheus exposition.

@@ -21,13 +21,16 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
                    ? "password: " + settings.mysql_password
                    : "password_file: " + settings.mysql_password_file;
   }
-  return harness::relay_config_yaml(harness::mysql_section_yaml(endpoint, password), bootstrap,
-                                    settings);
+  return harness::relay_config_yaml(
+      harness::mysql_section_yaml(endpoint, password) + settings.extra_mysql_settings, bootstrap,
+      settings);
 }
 
 RelayProcess::RelayProcess(const TestDatabase& db, const std::string& bootstrap,
-                           const RelayTestConfig& settings)
-    : daemon_(relay_binary(), dir_.path(), "relay", relay_config_yaml(db, bootstrap, settings)) {}
+                           const RelayTestConfig& settings,
+                           const std::map<std::string, std::string>& extra_env)
+    : daemon_(relay_binary(), dir_.path(), "relay", relay_config_yaml(db, bootstrap, settings),
+              extra_env) {}
 
 std::map<std::string, int> deliveries_by_event(const std::string& bootstrap,
                                                const std::string& topic) {

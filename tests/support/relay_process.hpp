@@ -14,9 +14,10 @@ namespace outbox::test {
 
 // Settings of a relay config file written for a test.
 struct RelayTestConfig : harness::RelayConfigSettings {
-  std::string mysql_user;           // empty: the test server's account (OUTBOX_MYSQL_USER)
-  std::string mysql_password;       // with mysql_user
-  std::string mysql_password_file;  // with mysql_user, instead of mysql_password
+  std::string mysql_user;            // empty: the test server's account (OUTBOX_MYSQL_USER)
+  std::string mysql_password;        // with mysql_user
+  std::string mysql_password_file;   // with mysql_user, instead of mysql_password
+  std::string extra_mysql_settings;  // YAML lines indented under mysql:
 };
 
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
@@ -25,8 +26,10 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
 // An outbox-relay process with its own config file and log.
 class RelayProcess {
  public:
+  // extra_env: e.g. harness::failpoint_environment(...).
   RelayProcess(const TestDatabase& db, const std::string& bootstrap,
-               const RelayTestConfig& settings);
+               const RelayTestConfig& settings,
+               const std::map<std::string, std::string>& extra_env = {});
   ChildProcess& process() { return daemon_.process(); }
   std::string log() const { return daemon_.log(); }
   const std::string& config_file() const { return daemon_.config_file(); }
