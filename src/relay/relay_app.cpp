@@ -23,6 +23,7 @@
 #include "progress_reporter.hpp"
 #include "signal_watcher.hpp"
 #include "startup_checks.hpp"
+#include "startup_extension.hpp"
 #include "status_pulse.hpp"
 #include "systemd_notify.hpp"
 #include "worker.hpp"
@@ -245,9 +246,14 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   }
 
   // One after the other: a fatal database check (exit 78) must not wait for Kafka first.
-  Readiness readiness = wait_for_database(config, health, stop.get_token());
-  if (readiness == Readiness::kReady) {
-    readiness = wait_for_broker(config, *publisher.value(), health, stop.get_token());
+  // However long they take, systemd's start timeout is extended while they go round.
+  Readiness readiness = Readiness::kStopped;
+  {
+    const StartupExtension extension(health, stall_after);
+    readiness = wait_for_database(config, health, stop.get_token());
+    if (readiness == Readiness::kReady) {
+      readiness = wait_for_broker(config, *publisher.value(), health, stop.get_token());
+    }
   }
   if (readiness == Readiness::kFatal) return kExitConfig;
   if (readiness == Readiness::kStopped) {
