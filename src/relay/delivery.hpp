@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,8 +42,11 @@ class InFlightDeliveries {
 class Publisher {
  public:
   virtual ~Publisher() = default;
-  // Hands every event to the producer. Blocks only for producer-queue backpressure.
-  virtual std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events) = 0;
+  // Hands every event to the producer. Blocks only for producer-queue backpressure (bounded),
+  // calling `still_waiting` every few milliseconds meanwhile, so the caller can show that it is
+  // not stuck. Never throws: an event it could not hand over gets a kNotDelivered outcome.
+  virtual std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
+                                                   const std::function<void()>& still_waiting) = 0;
   // Whether claiming more rows makes sense now: false while no broker answers, so rows are
   // not leased only to wait out their delivery timeout. May probe the broker (bounded).
   virtual bool ready() = 0;

@@ -92,7 +92,8 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   return producer_;
 }
 
-std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<OutboxEvent>& events) {
+std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(
+    const std::vector<OutboxEvent>& events, const std::function<void()>& still_waiting) {
   std::shared_ptr<ProducerHandle> producer = current();
   auto batch = std::make_unique<KafkaBatch>(producer, events.size());
   // One bound for the whole batch: however many messages wait for queue room, the batch is
@@ -113,6 +114,7 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<Outbo
         error = produce(producer->get(), topic.value(), event, headers.get(), batch->slot(next));
         // A full local queue is backpressure: the poll thread frees room as reports arrive.
         if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL || steady_clock::now() >= give_up_at) break;
+        if (still_waiting) still_waiting();
         std::this_thread::sleep_for(kQueueFullPause);
       }
       if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {

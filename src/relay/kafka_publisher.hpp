@@ -22,7 +22,8 @@ class KafkaPublisher final : public Publisher {
                                                          TopicRouter router,
                                                          std::atomic<uint64_t>* errors = nullptr);
 
-  std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events) override;
+  std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
+                                           const std::function<void()>& still_waiting) override;
   bool ready() override;
   void abandon_in_flight() override;
 

@@ -41,6 +41,10 @@ struct RelaySettings {
   Micros retry_backoff_max = std::chrono::minutes(5);
 };
 
+// The longest a broker probe takes (the start-up wait's; a worker's while no broker answers
+// is shorter): part of the longest wait metrics.stall_timeout must exceed.
+inline constexpr Micros kBrokerProbeTimeout = std::chrono::seconds(2);
+
 // metrics.*: the HTTP endpoint (/metrics, /healthz, /readyz) and what it reports.
 struct MetricsSettings {
   std::string listen = "127.0.0.1:9464";  // host:port; "" turns the endpoint off

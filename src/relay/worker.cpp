@@ -144,7 +144,9 @@ void Worker::report_claim(const ClaimedBatch& batch) {
 }
 
 void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at) {
-  std::unique_ptr<InFlightDeliveries> deliveries = publisher_.send(batch.events);
+  // A full producer queue is a legitimate wait: it ticks.
+  std::unique_ptr<InFlightDeliveries> deliveries =
+      publisher_.send(batch.events, [this] { health_.tick(settings_.index); });
   // After the send: the claimed batch's lease is running; the wake is best effort.
   if (!batch.parked.empty()) wake_successors(batch.parked);
   in_flight_.push_back(InFlightBatch{std::move(batch), std::move(deliveries), claimed_at,

@@ -101,6 +101,32 @@ TEST_CASE("metrics and health endpoints report a real run", "[operations]") {
   outbox::test::stop_gracefully(relay);
 }
 
+TEST_CASE("a worker waiting on a full producer queue stays healthy", "[operations][health]") {
+  TestDatabase db;
+  TestBroker broker(3, 8, {"outbox.order"});
+  RelayTestConfig settings;
+  settings.workers = 1;
+  settings.lease = "30s";
+  // Room for 10 messages: a batch of 200 waits in send() for the queue, up to the delivery
+  // timeout (20 s), much longer than the stall timeout (8 s).
+  settings.extra_kafka_properties =
+      "    message.timeout.ms: 20000\n"
+      "    queue.buffering.max.messages: 10\n";
+  settings.extra_mysql_settings = "  connect_timeout: 1s\n  read_timeout: 2s\n";
+  settings.extra_metrics_settings = "  stall_timeout: 8s\n";
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  const int port = relay.metrics_port();
+  REQUIRE(eventually([&] { return get(port, "/readyz").status == 200; }));
+  broker.command("rtt all 60000");  // the broker takes a minute to acknowledge anything
+  db.insert_events(200, "queue", "order", 200);  // one event per aggregate: none parked
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHING'") == 200; }));
+  // The worker now waits inside send() for queue room; that wait is legitimate.
+  CHECK(outbox::test::answers_other_than(port, "/healthz", 200, 16s) == "");
+  broker.command("rtt all 0");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 200; }));
+  outbox::test::stop_gracefully(relay);
+}
+
 TEST_CASE("under systemd: credentials, READY=1 after start-up, STATUS, WATCHDOG, STOPPING",
           "[operations][systemd]") {
   TestDatabase db;

@@ -115,8 +115,8 @@ class GatedDeliveries final : public outbox::InFlightDeliveries {
 
 class ScriptedPublisher final : public outbox::Publisher {
  public:
-  std::unique_ptr<outbox::InFlightDeliveries> send(
-      const std::vector<OutboxEvent>& events) override {
+  std::unique_ptr<outbox::InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
+                                                   const std::function<void()>&) override {
     std::lock_guard lock(mutex);
     std::vector<DeliveryOutcome> outcomes;
     for (const OutboxEvent& event : events) {
@@ -276,4 +276,23 @@ TEST_CASE("nothing is claimed while the broker is unreachable", "[worker]") {
   h.publisher.is_ready = true;
   REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 10; }));
   h.stop_and_join();
+}
+
+TEST_CASE("a worker waiting for delivery reports keeps its health ticking", "[worker][health]") {
+  Harness h(5, 10);
+  h.publisher.gate->store(false);  // the reports do not come (a slow broker)
+  h.health.set_started();
+  h.start();
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_in_flight.load() == 5; }));
+  // Well inside the lease (60 s) the wait is legitimate: the worker is not stalled.
+  std::string stalled;
+  const auto until = std::chrono::steady_clock::now() + 3500ms;
+  while (std::chrono::steady_clock::now() < until) {
+    if (const std::string now = h.health.stalled(2s); !now.empty()) stalled = now;
+    std::this_thread::sleep_for(50ms);
+  }
+  CHECK(stalled == "");
+  h.publisher.gate->store(true);
+  h.stop_and_join();
+  CHECK(h.stats.events_published.load() == 5);
 }
