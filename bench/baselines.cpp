@@ -130,7 +130,9 @@ Figure measure_broker_limit(BenchContext& context, int batch, int threads_count)
       throw std::runtime_error("test broker not reachable");
     }
     // Warm up: topic creation and connections are not part of the limit.
-    publisher.value()->send(events, {})->wait_until(Clock::now() + std::chrono::seconds(10));
+    publisher.value()
+        ->send(events, Clock::now() + std::chrono::seconds(10), {})
+        ->wait_until(Clock::now() + std::chrono::seconds(10));
     std::atomic<long> delivered{0};
     const auto started = Clock::now();
     const auto deadline = started + std::chrono::duration<double>(context.sizes.baseline_seconds);
@@ -138,7 +140,9 @@ Figure measure_broker_limit(BenchContext& context, int batch, int threads_count)
     for (int t = 0; t < threads_count; ++t) {
       senders.emplace_back([&] {
         while (Clock::now() < deadline) {
-          auto in_flight = publisher.value()->send(events, {});
+          // The baseline has no lease: the enqueue may wait as long as the run lasts.
+          auto in_flight = publisher.value()->send(
+              events, std::chrono::time_point_cast<Clock::duration>(deadline), {});
           in_flight->wait_until(Clock::time_point::max());
           for (const DeliveryOutcome& outcome : in_flight->outcomes()) {
             if (outcome.status == DeliveryStatus::kDelivered) ++delivered;

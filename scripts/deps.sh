@@ -9,6 +9,10 @@ set -euo pipefail
 # dpkg-shlibdeps (the .deb's dependencies) with build-essential's dpkg-dev.
 packages=(
   build-essential cmake pkg-config clang-format
+  # Static analysis (clang-tidy with the repo's .clang-tidy) and the fuzz targets: Debian's
+  # clang 14 and its runtime libraries, which carry libFuzzer (libclang_rt.fuzzer) and the
+  # sanitizers clang links (a Recommends of clang, so named here for --no-install-recommends).
+  clang clang-tidy libclang-rt-14-dev
   librdkafka-dev libmysqlcppconn-dev libspdlog-dev libyaml-cpp-dev catch2
   libsystemd-dev libcpp-httplib-dev prometheus-cpp-dev
   mariadb-server mariadb-client kcat

@@ -8,12 +8,17 @@
 #                                               until all answer, write DIR/env (source it)
 #   kafka-cluster.sh stop DIR                   stop every node (SIGTERM, then SIGKILL)
 #   kafka-cluster.sh kill DIR [N]               kill -9 node N (1..3), or every node
-#   kafka-cluster.sh start-node DIR N           start node N again (its ports, its data), wait
-#                                               until it serves clients
-#   kafka-cluster.sh create-topic DIR NAME PARTITIONS [KEY=VALUE...]
-#                                               replication factor 3; waits for every leader
+#   kafka-cluster.sh start-node DIR N [M...]   start nodes again (their ports, their data), wait
+#                                               until each serves clients (several at once:
+#                                               a node waits for the others of its quorum)
+#   kafka-cluster.sh create-topic DIR NAME PARTITIONS [--leader N] [KEY=VALUE...]
+#                                               replication factor 3; waits for every leader.
+#                                               --leader N: node N is every partition's
+#                                               preferred (first) replica, so it leads them all
 #   kafka-cluster.sh leader DIR TOPIC PARTITION the node id leading that partition (-1: none)
 #   kafka-cluster.sh wait-leaders DIR TOPIC     until every partition of TOPIC has a leader
+#   kafka-cluster.sh wait-isr DIR TOPIC         until every replica of every partition of TOPIC
+#                                               is in sync again (after a node's restart)
 #
 # Every node has three listeners: CLIENT (what the relay, kcat and consumers use), INTERNAL
 # (replication between brokers, and this script's own checks) and CONTROLLER (KRaft). Cutting
@@ -30,6 +35,8 @@
 #     in seconds rather than half a minute, so the tests wait less (the same mechanism).
 #   offsets/transaction-state topics with 4 partitions instead of 50: quicker first group.
 #   group.initial.rebalance.delay.ms=0: a consumer group starts at once.
+#   group.min.session.timeout.ms=1000 (default 6000): the tests' consumers use a 3 s session
+#     timeout, so a member killed -9 leaves its group in seconds (the same rebalance).
 # OUTBOX_KAFKA_HEAP (default 512m) caps each node's JVM heap.
 set -euo pipefail
 
@@ -126,6 +133,7 @@ transaction.state.log.replication.factor=3
 transaction.state.log.min.isr=2
 transaction.state.log.num.partitions=4
 group.initial.rebalance.delay.ms=0
+group.min.session.timeout.ms=1000
 broker.session.timeout.ms=6000
 broker.heartbeat.interval.ms=1000
 replica.lag.time.max.ms=10000
@@ -243,34 +251,57 @@ ${advertised[n - 1]:-$((base + n - 1))}" >>"$dir/ports"
   echo
 }
 
-# Every partition of the topic has a leader, asked of every live node.
-wait_leaders() {
-  local dir=$1 topic=$2 n internal
-  for _ in $(seq 1 600); do
+# Until every live node's metadata for TOPIC shows each partition passing `condition` (jq,
+# with $want = the node count); `what` names the wait in the error after `seconds`.
+wait_partitions() {
+  local dir=$1 topic=$2 condition=$3 what=$4 seconds=$5 n internal
+  for _ in $(seq 1 $((seconds * 10))); do
     local all=1
     for n in $(seq 1 $nodes); do
       node_pid_alive "$dir" "$n" || continue
       internal=$(node_ports "$dir" "$n" | awk '{print $3}')
       kcat -L -b "127.0.0.1:$internal" -t "$topic" -m 2 -J 2>/dev/null |
-        jq -e --arg t "$topic" \
-          '[.topics[] | select(.topic == $t)] | length == 1 and (.[0].partitions | length > 0)
-           and all(.[0].partitions[]; .leader >= 0) and (.[0].error == null)' \
+        jq -e --arg t "$topic" --argjson want "$nodes" \
+          "[.topics[] | select(.topic == \$t)] | length == 1 and (.[0].partitions | length > 0)
+           and all(.[0].partitions[]; $condition) and (.[0].error == null)" \
           >/dev/null 2>&1 || all=0
     done
     ((all)) && return 0
     sleep 0.1
   done
-  die "topic $topic: not every partition has a leader after 60 s"
+  die "topic $topic: $what after $seconds s"
+}
+
+# Every partition of the topic has a leader.
+wait_leaders() {
+  wait_partitions "$1" "$2" '.leader >= 0' "not every partition has a leader" 60
+}
+
+# Every replica of every partition is in sync (a restarted node caught up).
+wait_isr() {
+  wait_partitions "$1" "$2" '.leader >= 0 and (.isrs | length) == $want' \
+    "not every replica is in sync" 120
 }
 
 create_topic() {
-  local dir=$1 topic=$2 partitions=$3
+  local dir=$1 topic=$2 partitions=$3 leader=""
   shift 3
-  local configs=()
+  if [[ ${1:-} == --leader ]]; then
+    leader=${2:?--leader N}
+    shift 2
+  fi
+  local configs=() layout=(--partitions "$partitions" --replication-factor 3)
   for kv in "$@"; do configs+=(--config "$kv"); done
+  if [[ -n $leader ]]; then
+    # "L:a:b" per partition: the first replica is the preferred leader.
+    local replicas=$leader p assignment=""
+    for n in $(seq 1 $nodes); do ((n == leader)) || replicas+=":$n"; done
+    for p in $(seq 1 "$partitions"); do assignment+="${assignment:+,}$replicas"; done
+    layout=(--replica-assignment "$assignment")
+  fi
   java_run "$root/scripts/kafka/log4j2-tools.yaml" org.apache.kafka.tools.TopicCommand \
     --bootstrap-server "$(internal_bootstrap "$dir")" --create --topic "$topic" \
-    --partitions "$partitions" --replication-factor 3 "${configs[@]}" >/dev/null
+    "${layout[@]}" "${configs[@]}" >/dev/null
   wait_leaders "$dir" "$topic"
 }
 
@@ -288,7 +319,7 @@ leader() {
   echo -1
 }
 
-command=${1:?fetch|start|stop|kill|start-node|create-topic|leader|wait-leaders}
+command=${1:?fetch|start|stop|kill|start-node|create-topic|leader|wait-leaders|wait-isr}
 if [[ $command == fetch ]]; then
   fetch
   exit 0
@@ -306,13 +337,16 @@ case $command in
     fi
     ;;
   start-node)
-    n=${3:?node}
-    node_pid_alive "$dir" "$n" && die "node $n is running"
-    start_node "$dir" "$n"
-    wait_node "$dir" "$n"
+    : "${3:?node}"
+    for n in "${@:3}"; do
+      node_pid_alive "$dir" "$n" && die "node $n is running"
+      start_node "$dir" "$n"
+    done
+    for n in "${@:3}"; do wait_node "$dir" "$n"; done
     ;;
   create-topic) create_topic "$dir" "${3:?topic}" "${4:?partitions}" "${@:5}" ;;
   leader) leader "$dir" "${3:?topic}" "${4:?partition}" ;;
   wait-leaders) wait_leaders "$dir" "${3:?topic}" ;;
+  wait-isr) wait_isr "$dir" "${3:?topic}" ;;
   *) die "unknown command $command" ;;
 esac

@@ -1,15 +1,56 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian bookworm machine as root: installs packages,
-# checks formatting, builds twice (plain, and ASan+UBSan), fetches the Kafka broker and
-# Debezium (Maven Central, once), starts a private MariaDB, and runs every test with ctest
-# against it, against mock clusters and against real 3-node Kafka clusters the tests start
-# themselves.
+# checks formatting, builds (Release with the tests; Debug of the product; ASan+UBSan; TSan of
+# the threaded tests; the libFuzzer targets with clang), runs clang-tidy over src/, runs each
+# fuzz target for a bounded time, fetches the Kafka broker and Debezium (Maven Central, once),
+# starts a private MariaDB, and runs every test with ctest against it, against mock clusters and
+# against real 3-node Kafka clusters the tests start themselves. Warnings are errors in every
+# build.
 #   scripts/test.sh [ctest args...]     e.g. scripts/test.sh -L unit
+# OUTBOX_FUZZ_SECONDS (default 20) is each fuzz target's time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 started=$SECONDS
-phase() { echo "==> [$((SECONDS - started)) s] $*"; }
+fuzz_seconds=${OUTBOX_FUZZ_SECONDS:-20}
+
+# Each phase prints when it starts; the summary at the end lists how long each one took, and
+# each ctest run's time per label.
+phase_names=()
+phase_starts=()
+summary_file=$(mktemp)
+phase() {
+  phase_names+=("$*")
+  phase_starts+=("$SECONDS")
+  echo "==> [$((SECONDS - started)) s] $*"
+}
+summary() {
+  phase_starts+=("$SECONDS")
+  echo "==> time per phase"
+  for i in "${!phase_names[@]}"; do
+    printf '    %6d s  %s\n' "$((phase_starts[i + 1] - phase_starts[i]))" "${phase_names[i]}"
+  done
+  printf '    %6d s  total\n' "$((SECONDS - started))"
+  cat "$summary_file"
+}
+# ctest with its output kept for the summary: ctest's "Label Time Summary" (the sum of the
+# test times under each label; tests run $jobs at a time, so it can exceed the phase's time).
+run_ctest() {
+  local name=$1
+  shift
+  local log
+  log=$(mktemp)
+  local status=0
+  ctest "$@" 2>&1 | tee "$log" || status=$?
+  {
+    echo "==> time per label: $name"
+    sed -n '/^Label Time Summary:/,/^$/p' "$log" | sed '1d;/^$/d;s/^/    /'
+  } >>"$summary_file"
+  rm -f "$log"
+  return "$status"
+}
+
+trap 'summary; rm -f "$summary_file"' EXIT
 
 "$root/scripts/deps.sh"
 
@@ -18,11 +59,26 @@ mapfile -t sources < <(cd "$root" && git ls-files '*.cpp' '*.hpp' 2>/dev/null ||
   find src tests -name '*.cpp' -o -name '*.hpp')
 (cd "$root" && clang-format --dry-run --Werror "${sources[@]}")
 
-phase "building (warnings are errors)"
+phase "building Release with the tests (warnings are errors)"
 "$root/scripts/build.sh" "$root/build" >/dev/null
+phase "building Debug (the product, without the tests)"
+"$root/scripts/build.sh" "$root/build-debug" -DCMAKE_BUILD_TYPE=Debug -DOUTBOX_TESTS=OFF >/dev/null
 phase "building with AddressSanitizer + UndefinedBehaviorSanitizer"
 # Without the benchmark suite: its smoke run asserts no speed, so the plain build's covers it.
-"$root/scripts/build.sh" "$root/build-asan" -DOUTBOX_SANITIZE=ON -DOUTBOX_BENCH=OFF >/dev/null
+"$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DOUTBOX_SANITIZE=ON -DOUTBOX_BENCH=OFF >/dev/null
+phase "building with ThreadSanitizer (the tests that run threads)"
+"$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOUTBOX_TSAN=ON \
+  -DOUTBOX_BENCH=OFF -- unit_tests integration_tests outbox_c11_threads_for_tsan >/dev/null
+phase "building the fuzz targets (clang, libFuzzer + ASan + UBSan)"
+"$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER=clang++ -DOUTBOX_FUZZ=ON -DOUTBOX_TESTS=OFF -- fuzz_targets >/dev/null
+
+phase "clang-tidy over src/ (the repo's .clang-tidy; any finding fails)"
+"$root/scripts/clang-tidy.sh" "$root/build"
+
+phase "fuzzing: each target ${fuzz_seconds} s on its corpus and regression inputs"
+"$root/scripts/fuzz.sh" "$root/build-fuzz" "$fuzz_seconds"
 
 phase "fetching the Kafka broker for the real-cluster tests (cached under .local/)"
 "$root/scripts/kafka-cluster.sh" fetch
@@ -31,12 +87,12 @@ phase "fetching Debezium and Kafka Connect for the comparison's smoke run (cache
 
 db_dir=$root/.local/test-mariadb
 "$root/scripts/local-mariadb.sh" start "$db_dir"
-trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"' EXIT
+trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"; summary; rm -f "$summary_file"' EXIT
 # shellcheck disable=SC1091
 source "$db_dir/env"
 
 phase "tests"
-ctest --test-dir "$root/build" -j"$jobs" --output-on-failure "$@"
+run_ctest "tests" --test-dir "$root/build" -j"$jobs" --output-on-failure "$@"
 
 phase "tests under ASan + UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:suppressions=$root/tests/sanitizer/lsan.supp
@@ -45,6 +101,34 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The packaging checks (label deploy) run no code of ours worth instrumenting, and the
 # verifier's chaos soak and self-test repeat under faults what its seven windows cover: the
 # plain build runs them, this one keeps CI's time in bounds.
-ctest --test-dir "$root/build-asan" -j"$jobs" --output-on-failure -LE deploy \
+run_ctest "tests under ASan + UBSan" --test-dir "$root/build-asan" -j"$jobs" \
+  --output-on-failure -LE deploy \
   -E 'verify: ?(a short chaos soak|a verifier whose duplicate path never ran)' "$@"
+unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+
+phase "tests under ThreadSanitizer"
+# What runs threads of ours: the worker pipeline (unit: worker, with its fake claim store and
+# publisher), and outbox-relay itself, built with TSan, in the integration tests that run it
+# (the build has only unit_tests and integration_tests; "test names fit ctest" needs all):
+# its workers, the librdkafka producer and its delivery-report callbacks, the metrics and
+# health endpoint, the signal watcher (SIGTERM drains, SIGHUP reloads), the backlog monitor.
+# Each instrumented process writes its reports to .local/tsan/ (a relay killed with -9 has
+# written them already); any report fails the phase, after the test that caused it has.
+tsan_logs=$root/.local/tsan
+rm -rf "$tsan_logs"
+mkdir -p "$tsan_logs"
+export TSAN_OPTIONS="log_path=$tsan_logs/report:halt_on_error=0:second_deadlock_stack=1:suppressions=$root/tests/sanitizer/tsan.supp"
+# librdkafka's C11 threads and locks, made visible to TSan (tests/sanitizer/c11_threads_for_tsan.cpp).
+export LD_PRELOAD=$root/build-tsan/tests/liboutbox_c11_threads_for_tsan.so
+tsan_status=0
+run_ctest "tests under ThreadSanitizer" --test-dir "$root/build-tsan" -j"$jobs" \
+  --output-on-failure -R '^(unit|integration):' -E 'test names fit ctest' "$@" || tsan_status=$?
+unset TSAN_OPTIONS LD_PRELOAD
+if compgen -G "$tsan_logs/report.*" >/dev/null; then
+  cat "$tsan_logs"/report.* >&2
+  echo "ThreadSanitizer reported $(cat "$tsan_logs"/report.* | grep -c '^WARNING: ThreadSanitizer') problems (above; files in $tsan_logs)" >&2
+  exit 1
+fi
+((tsan_status == 0))
+
 phase "all tests passed"

@@ -1,6 +1,6 @@
 #include "failpoint.hpp"
 
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill(), not in <csignal>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -140,6 +140,7 @@ bool hit(std::string_view name) {
 std::vector<std::string> armed() {
   std::lock_guard lock(g_mutex);
   std::vector<std::string> out;
+  out.reserve(g_points.size());
   for (const auto& [name, point] : g_points)
     out.push_back(point.text);
   return out;

@@ -1,6 +1,6 @@
 #include "signal_watcher.hpp"
 
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX sigwait, pthread_sigmask
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 

@@ -18,9 +18,13 @@ void on_delivery(rd_kafka_t* /*producer*/, const rd_kafka_message_t* message, vo
   pending->reported = true;
 }
 
-// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts.
+// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts, and (for type checks) to GNU
+// statement expressions, which clang's -Wpedantic reports where they are expanded.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wgnu-statement-expression"
+#endif
 rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic,
                             const ReceivedEvent& event, rd_kafka_headers_t* headers,
                             PendingDelivery* pending) {
@@ -46,7 +50,7 @@ Outcome<std::unique_ptr<DeadLetterPublisher>> DeadLetterPublisher::create(
   if (handle == nullptr) {
     return Error{std::string("cannot create the dead-letter producer: ") + error.data()};
   }
-  conf.value().release();  // owned by the handle now
+  (void)conf.value().release();  // owned by the handle now
   return std::unique_ptr<DeadLetterPublisher>(new DeadLetterPublisher(
       settings.consumer.dead_letter_topic, settings.consumer.name, RdKafkaHandle(handle)));
 }

@@ -62,7 +62,7 @@ Outcome<std::unique_ptr<EventConsumer>> EventConsumer::create(ConsumerOptions op
   rd_kafka_t* handle =
       rd_kafka_new(RD_KAFKA_CONSUMER, conf.value().get(), error.data(), error.size());
   if (handle == nullptr) return Error{std::string("cannot create the consumer: ") + error.data()};
-  conf.value().release();  // owned by the handle now
+  (void)conf.value().release();  // owned by the handle now
   self->consumer_.reset(handle);
   self->positions_ =
       std::make_unique<PartitionPositions>(handle, self->stats_, settings.consumer.commit_interval);
@@ -119,6 +119,7 @@ ConsumerExit EventConsumer::run(const std::stop_token& stop) {
   ConsumerExit exit = ConsumerExit::kDrained;
   while (!stop.stop_requested()) {
     resume_due_partitions();
+    positions_->serve_commit_results(steady_clock::now());
     milliseconds wait = kPollInterval;
     if (const auto next = holds_.next_resume()) {
       wait = std::clamp(duration_cast<milliseconds>(*next - steady_clock::now()), milliseconds(0),
@@ -138,7 +139,6 @@ ConsumerExit EventConsumer::run(const std::stop_token& stop) {
         handle(*message);
       }
     }
-    positions_->commit_due(steady_clock::now());
     report_progress(false);
   }
   if (exit == ConsumerExit::kDrained) {

@@ -14,12 +14,10 @@ namespace outbox::consumer {
 class [[nodiscard]] EffectResult {
  public:
   // The local effect is written (or the event needs none); commit it with the dedupe row.
-  static EffectResult applied() { return EffectResult(true, ""); }
+  static EffectResult applied() { return {true, ""}; }
   // This event can never take effect here (a payload this consumer cannot read): nothing of it
   // is committed, it goes to the dead-letter topic with `reason`, its offset is committed.
-  static EffectResult rejected(std::string reason) {
-    return EffectResult(false, std::move(reason));
-  }
+  static EffectResult rejected(std::string reason) { return {false, std::move(reason)}; }
 
   bool is_applied() const { return applied_; }
   const std::string& reason() const { return reason_; }

@@ -29,32 +29,52 @@ std::string describe_partitions(const rd_kafka_topic_partition_list_t* partition
   return text.empty() ? "none" : text;
 }
 
+PartitionPositions::PartitionPositions(rd_kafka_t* consumer, ConsumerStats& stats,
+                                       Micros commit_interval)
+    : consumer_(consumer),
+      stats_(stats),
+      commit_results_(rd_kafka_queue_new(consumer)),
+      commit_interval_(commit_interval) {}
+
+PartitionPositions::~PartitionPositions() = default;
+
 void PartitionPositions::acknowledge(const TopicPartition& partition, int64_t offset) {
   acknowledged_[partition] = offset + 1;
-  uncommitted_.insert(partition);
-  if (commit_interval_.count() == 0) commit_uncommitted(Clock::now());
+  unsent_.insert(partition);
+  send_unsent(Clock::now());
 }
 
-void PartitionPositions::commit_due(Clock::time_point now) {
-  if (!uncommitted_.empty() && now >= next_commit_) commit_uncommitted(now);
+void PartitionPositions::serve_commit_results(Clock::time_point now) {
+  rd_kafka_queue_poll_callback(commit_results_.get(), 0);
+  send_unsent(now);
 }
 
-void PartitionPositions::commit_uncommitted(Clock::time_point now) {
+void PartitionPositions::send_unsent(Clock::time_point now) {
+  if (commit_in_flight_ || unsent_.empty() || now < next_commit_) return;
   next_commit_ = now + commit_interval_;
-  RdKafkaPartitionList list(
-      rd_kafka_topic_partition_list_new(static_cast<int>(uncommitted_.size())));
-  for (const TopicPartition& partition : uncommitted_) {
+  ++stats_.offset_commits;
+  RdKafkaPartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(unsent_.size())));
+  for (const TopicPartition& partition : unsent_) {
     rd_kafka_topic_partition_list_add(list.get(), partition.first.c_str(), partition.second)
         ->offset = acknowledged_.at(partition);
   }
-  uncommitted_.clear();
-  ++stats_.offset_commits;
-  if (const rd_kafka_resp_err_t error = rd_kafka_commit(consumer_, list.get(), 1);
+  unsent_.clear();
+  if (const rd_kafka_resp_err_t error = rd_kafka_commit_queue(
+          consumer_, list.get(), commit_results_.get(), &PartitionPositions::on_async_commit, this);
       error != RD_KAFKA_RESP_ERR_NO_ERROR) {
     ++stats_.offset_commit_failures;
     spdlog::warn("committing offsets of {}: {} (those messages may be delivered again)",
                  describe_partitions(list.get()), rd_kafka_err2str(error));
+    return;
   }
+  commit_in_flight_ = true;
+}
+
+void PartitionPositions::on_async_commit(rd_kafka_t* /*handle*/, rd_kafka_resp_err_t error,
+                                         rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+  auto* self = static_cast<PartitionPositions*>(opaque);
+  self->commit_in_flight_ = false;
+  self->on_offset_commit(error, offsets);
 }
 
 void PartitionPositions::commit_acknowledged(const rd_kafka_topic_partition_list_t* partitions) {
@@ -68,7 +88,7 @@ void PartitionPositions::commit_acknowledged(const rd_kafka_topic_partition_list
   }
   if (list->cnt == 0) return;
   for (int i = 0; i < list->cnt; ++i)
-    uncommitted_.erase({list->elems[i].topic, list->elems[i].partition});
+    unsent_.erase(TopicPartition{list->elems[i].topic, list->elems[i].partition});
   ++stats_.offset_commits;
   if (const rd_kafka_resp_err_t error = rd_kafka_commit(consumer_, list.get(), 0);
       error != RD_KAFKA_RESP_ERR_NO_ERROR) {

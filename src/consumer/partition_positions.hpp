@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 
+#include "config/duration.hpp"
 #include "consumer_stats.hpp"
 #include "partition_holds.hpp"
 
@@ -19,18 +21,23 @@ class PartitionPositions {
   using Clock = std::chrono::steady_clock;
 
   // `commit_interval`: how long acknowledged offsets may wait to be committed together (0:
-  // each at once).
-  PartitionPositions(rd_kafka_t* consumer, ConsumerStats& stats, Micros commit_interval)
-      : consumer_(consumer), stats_(stats), commit_interval_(commit_interval) {}
+  // as soon as no other commit is in flight).
+  PartitionPositions(rd_kafka_t* consumer, ConsumerStats& stats, Micros commit_interval);
+  ~PartitionPositions();
+  PartitionPositions(const PartitionPositions&) = delete;
+  PartitionPositions& operator=(const PartitionPositions&) = delete;
 
-  // Records that offset + 1 is where the partition resumes: committed by the next
-  // commit_due() (asynchronously; the result arrives in on_offset_commit()). Called only after
-  // the message's database commit. A lost acknowledgement only means a redelivery, which
-  // uq_consumed_event_identity turns into "already consumed".
+  // Records that offset + 1 is where the partition resumes (called only after the message's
+  // database commit); committed asynchronously with the others acknowledged meanwhile, at most
+  // every commit_interval and with at most one asynchronous commit in flight. One commit
+  // request per message would queue up on the group coordinator's connection on a real broker
+  // (each waits for its replicated write) and hold the heartbeats back until the session times
+  // out: measured, a rebalance every few seconds. A lost acknowledgement only means a
+  // redelivery, which uq_consumed_event_identity turns into "already consumed".
   void acknowledge(const TopicPartition& partition, int64_t offset);
-  // One asynchronous commit of every offset acknowledged since the last one, once
-  // commit_interval has passed since that one.
-  void commit_due(Clock::time_point now);
+  // Serves the answers to asynchronous commits (on_offset_commit) and sends the offsets
+  // acknowledged since, once commit_interval passed; called on every pass of the loop.
+  void serve_commit_results(Clock::time_point now);
 
   // Commits the acknowledged offsets of `partitions` and waits for the answer: before a
   // revocation, so the next owner starts after them.
@@ -45,20 +52,31 @@ class PartitionPositions {
   // The partition is no longer this member's.
   void forget(const TopicPartition& partition) {
     acknowledged_.erase(partition);
-    uncommitted_.erase(partition);
+    unsent_.erase(partition);
   }
 
   // The offset_commit_cb's work: count failures, one log line per change of state.
   void on_offset_commit(rd_kafka_resp_err_t error, const rd_kafka_topic_partition_list_t* offsets);
 
  private:
+  struct QueueDeleter {
+    void operator()(rd_kafka_queue_t* queue) const { rd_kafka_queue_destroy(queue); }
+  };
+  // Sends the acknowledged offsets not sent yet, unless a commit is in flight or the interval
+  // since the last one has not passed.
+  void send_unsent(Clock::time_point now);
+  // librdkafka's callback for an asynchronous commit (served from commit_results_).
+  static void on_async_commit(rd_kafka_t* handle, rd_kafka_resp_err_t error,
+                              rd_kafka_topic_partition_list_t* offsets, void* opaque);
+
   rd_kafka_t* consumer_;
   ConsumerStats& stats_;
-  void commit_uncommitted(Clock::time_point now);
-
-  Micros commit_interval_;
   std::map<TopicPartition, int64_t> acknowledged_;  // next offset to commit, per partition
-  std::set<TopicPartition> uncommitted_;            // acknowledged since the last commit
+  std::set<TopicPartition> unsent_;                 // acknowledged since the last commit sent
+  // Where the answers to asynchronous commits arrive; destroyed before the handle.
+  std::unique_ptr<rd_kafka_queue_t, QueueDeleter> commit_results_;
+  bool commit_in_flight_ = false;
+  Micros commit_interval_;
   Clock::time_point next_commit_{};
   bool commits_failing_ = false;
 };

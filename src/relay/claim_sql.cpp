@@ -74,7 +74,7 @@ std::string select_pending(Ordering ordering) {
 }
 
 std::string select_expired(Ordering ordering) {
-  return claim_scan(ordering, ", e.lease_owner", "idx_outbox_due",
+  return claim_scan(ordering, ", e.lease_owner, e.lease_expiries", "idx_outbox_due",
                     "e.status = 'PUBLISHING' AND e.next_attempt_at < CURRENT_TIMESTAMP(6)",
                     "e.next_attempt_at");
 }
@@ -86,10 +86,25 @@ std::string select_retry_due(Ordering ordering) {
 }
 
 std::string select_blocked_due(Ordering ordering) {
-  return "SELECT e.event_id, " + blocked_column(ordering) +
+  // The blocker is the aggregate's oldest unpublished event: whether it is FAILED decides
+  // between a recheck later and none.
+  const std::string blocked_by_failed =
+      ordering == Ordering::kPerAggregate
+          ? "COALESCE(" + oldest_unpublished("o.status", "e") + " = 'FAILED', 0)"
+          : std::string("0");
+  return "SELECT e.event_id, " + blocked_column(ordering) + ", " + blocked_by_failed +
          " FROM outbox_event e FORCE INDEX (idx_outbox_due)"
          " WHERE e.status = 'BLOCKED' AND e.next_attempt_at <= CURRENT_TIMESTAMP(6)"
          " ORDER BY e.next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
+}
+
+std::string select_payloads(size_t capacity) {
+  return "SELECT event_id, payload FROM outbox_event WHERE event_id IN (" + placeholders(capacity) +
+         ")";
+}
+
+void SelectPayloads::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
 }
 
 std::string park_blocked(size_t capacity) {
@@ -104,6 +119,38 @@ std::string park_blocked(size_t capacity) {
 void ParkBlocked::bind(Parameters& out, const IdChunk& ids) const {
   out.integer(recheck_max.count());
   out.integer(recheck_min.count());
+  out.ids(ids);
+}
+
+std::string park_behind_failed(size_t capacity) {
+  return "UPDATE outbox_event SET next_attempt_at = NULL WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'BLOCKED'";
+}
+
+void ParkBehindFailed::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
+}
+
+std::string count_lease_expiry(size_t capacity) {
+  return "UPDATE outbox_event SET lease_expiries = lease_expiries + 1 WHERE event_id IN (" +
+         placeholders(capacity) + ")";
+}
+
+void CountLeaseExpiry::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
+}
+
+std::string fail_unsettled(size_t capacity) {
+  return "UPDATE outbox_event"
+         " SET status = 'FAILED', lease_expiries = lease_expiries + 1,"
+         " last_error = LEFT(CONCAT(?, COALESCE(last_error, 'none')), 1024),"
+         " lease_owner = NULL, lease_until = NULL, next_attempt_at = NULL"
+         " WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'PUBLISHING'";
+}
+
+void FailUnsettled::bind(Parameters& out, const IdChunk& ids) const {
+  out.text(reason);
   out.ids(ids);
 }
 
@@ -219,6 +266,21 @@ std::string select_held_by(size_t capacity) {
 }
 
 void SelectHeldBy::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
+  out.text(owner);
+}
+
+std::string record_deferral(size_t capacity) {
+  return "UPDATE outbox_event"
+         " SET status = 'RETRY', next_attempt_at = CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND,"
+         " last_error = ?, lease_owner = NULL, lease_until = NULL"
+         " WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
+}
+
+void RecordDeferral::bind(Parameters& out, const IdChunk& ids) const {
+  out.integer(delay.count());
+  out.text(last_error);
   out.ids(ids);
   out.text(owner);
 }

@@ -59,7 +59,8 @@ class Parameters {
 // scan adds a `blocked` column (1 when, in per-aggregate mode, an older event of the row's
 // aggregate is still unpublished; always 0 without ordering), and some a last column after it.
 inline constexpr const char* kEventColumns =
-    "e.event_id, e.aggregate_type, e.aggregate_id, e.event_type, e.event_version, e.payload, "
+    "e.event_id, e.aggregate_type, e.aggregate_id, e.event_type, e.event_version, "
+    "e.payload_bytes, "
     "TIMESTAMPDIFF(MICROSECOND, e.created_at, CURRENT_TIMESTAMP(6)), e.attempts";
 
 // The claim scans' result columns, 1-based as a ResultSet reads them.
@@ -69,11 +70,19 @@ struct ScanColumn {
   static constexpr unsigned kAggregateId = 3;
   static constexpr unsigned kEventType = 4;
   static constexpr unsigned kEventVersion = 5;
-  static constexpr unsigned kPayload = 6;
+  static constexpr unsigned kPayloadBytes = 6;  // the payload itself: select_payloads
   static constexpr unsigned kAgeUs = 7;
   static constexpr unsigned kAttempts = 8;
   static constexpr unsigned kBlocked = 9;
   static constexpr unsigned kPreviousOwner = 10;  // select_expired only
+  static constexpr unsigned kLeaseExpiries = 11;  // select_expired only: expiries so far
+};
+
+// The columns of select_blocked_due.
+struct BlockedDueColumn {
+  static constexpr unsigned kEventId = 1;
+  static constexpr unsigned kBlocked = 2;
+  static constexpr unsigned kBlockedByFailed = 3;  // the aggregate's oldest unpublished is FAILED
 };
 
 // The parameter of every scan below (a LIMIT).
@@ -87,15 +96,22 @@ struct ScanLimit {
 std::string select_pending(Ordering ordering);
 
 // PUBLISHING rows whose lease ended before the database's now, along idx_outbox_due.
-// Param: ScanLimit. Last column: the previous lease owner.
+// Param: ScanLimit. Last columns: the previous lease owner, lease_expiries.
 std::string select_expired(Ordering ordering);
 
 // RETRY rows whose backoff is over, along idx_outbox_due. Param: ScanLimit.
 std::string select_retry_due(Ordering ordering);
 
-// BLOCKED rows due for their safety-net recheck, along idx_outbox_due: (event_id, blocked).
-// Param: ScanLimit.
+// BLOCKED rows due for their safety-net recheck, along idx_outbox_due: (event_id, blocked,
+// blocked by a FAILED event). Param: ScanLimit.
 std::string select_blocked_due(Ordering ordering);
+
+// The payloads of leased rows: (event_id, payload). Params: ids[capacity].
+std::string select_payloads(size_t capacity);
+struct SelectPayloads {
+  static constexpr auto sql = select_payloads;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
 
 // The statements over a list of event ids. Each has its SQL (one text per capacity) and a
 // binder struct holding the other values by name; bind() sets them and the ids in the order
@@ -109,6 +125,15 @@ struct ParkBlocked {
   static constexpr auto sql = park_blocked;
   Micros recheck_min;
   Micros recheck_max;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
+
+// Rows held back by a FAILED event stay BLOCKED with no recheck at all (next_attempt_at NULL,
+// outside every due scan): a FAILED event changes only by an operator's requeue or skip, which
+// wakes (skip) or reschedules (requeue_aggregate_rechecks) its aggregate. Params: ids[capacity].
+std::string park_behind_failed(size_t capacity);
+struct ParkBehindFailed {
+  static constexpr auto sql = park_behind_failed;
   void bind(Parameters& out, const IdChunk& ids) const;
 };
 
@@ -135,6 +160,22 @@ struct LeaseRows {
   static constexpr auto sql = lease_rows;
   const std::string& owner;
   Micros lease;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
+
+// Counts one more expired, unsettled lease on rows a claim takes over. Params: ids[capacity].
+std::string count_lease_expiry(size_t capacity);
+struct CountLeaseExpiry {
+  static constexpr auto sql = count_lease_expiry;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
+
+// Rows whose lease expired unsettled relay.max_lease_expiries times: FAILED, not claimed again,
+// last_error = reason + the previous last_error. Params: reason, ids[capacity].
+std::string fail_unsettled(size_t capacity);
+struct FailUnsettled {
+  static constexpr auto sql = fail_unsettled;
+  const std::string& reason;
   void bind(Parameters& out, const IdChunk& ids) const;
 };
 
@@ -191,6 +232,18 @@ struct RecordRetriableFailure {
   int max_attempts;
   Micros backoff_initial;
   Micros backoff_max;
+  const std::string& last_error;
+  const std::string& owner;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
+
+// A failure that is nobody's fault yet (a topic not known yet, within its grace): RETRY after
+// `delay` on the database clock, attempts unchanged. Params: delay us, last_error,
+// ids[capacity], owner.
+std::string record_deferral(size_t capacity);
+struct RecordDeferral {
+  static constexpr auto sql = record_deferral;
+  Micros delay;
   const std::string& last_error;
   const std::string& owner;
   void bind(Parameters& out, const IdChunk& ids) const;

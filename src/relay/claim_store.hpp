@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -10,6 +11,14 @@
 #include "outcome.hpp"
 
 namespace outbox {
+
+// How many payload bytes a claim may take (a ByteBudget allowance): rows are taken in claim
+// order while their payloads fit; the first row is taken however large when `alone` (nothing
+// else in flight), so a row larger than any allowance still gets through, by itself.
+struct PayloadAllowance {
+  uint64_t bytes = UINT64_MAX;
+  bool alone = true;
+};
 
 // Rows this worker now holds: status PUBLISHING, lease_owner = token.
 struct ClaimedBatch {
@@ -22,6 +31,11 @@ struct ClaimedBatch {
   std::vector<std::string> reclaimed_notes;
   // How many of `events` are RETRY rows whose backoff ended.
   size_t retried = 0;
+  // The sum of the events' payload_bytes, kept against the byte budget until they settle.
+  uint64_t payload_bytes = 0;
+  // Log text, one note per expired row this claim parked as FAILED instead of taking it over:
+  // its lease had expired unsettled relay.max_lease_expiries times.
+  std::vector<std::string> failed_unsettled_notes;
   // Rows this claim found held back by an older event of their aggregate and parked as
   // BLOCKED instead of claiming (per-aggregate ordering). A claim can park rows and return no
   // events while more are claimable. Pass them to wake_successors() after the claim.
@@ -64,7 +78,10 @@ class ClaimStore {
   // Takes up to `limit` rows and leases them to `token` until database now + `lease`: PENDING
   // rows in created_at order, preceded (at most once per reclaim interval per process) by
   // expired leases and finished backoffs.
-  virtual Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease) = 0;
+  // Payloads are fetched only for the rows leased: parked rows and rows beyond the allowance
+  // are never read with their payload.
+  virtual Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease,
+                                      const PayloadAllowance& bytes = {}) = 0;
 
   // PUBLISHING -> PUBLISHED for rows still leased to `token`; only for confirmed deliveries.
   virtual Outcome<MarkResult> mark_published(const LeaseToken& token,
@@ -86,6 +103,12 @@ class ClaimStore {
   // parked rows (with the parked ids), each time after that transaction committed: then of
   // two relays racing (one parks a successor while the other publishes its predecessor) one
   // of the two checks sees the other's commit, and no wakeup is lost. Returns how many woke.
+  // PUBLISHING -> RETRY after `delay`, attempts unchanged, for rows still leased to `token`
+  // whose failure is nobody's fault yet (a topic not known yet, within its grace).
+  virtual Outcome<LeaseUpdateResult> defer(const LeaseToken& token,
+                                           const std::vector<std::string>& ids, Micros delay,
+                                           const std::string& error) = 0;
+
   virtual Outcome<size_t> wake_successors(const std::vector<std::string>& ids) = 0;
 
   // True once a connection error showed the session unusable (the worker then opens a new

@@ -42,11 +42,18 @@ class InFlightDeliveries {
 class Publisher {
  public:
   virtual ~Publisher() = default;
-  // Hands every event to the producer. Blocks only for producer-queue backpressure (bounded),
-  // calling `still_waiting` every few milliseconds meanwhile, so the caller can show that it is
-  // not stuck. Never throws: an event it could not hand over gets a kNotDelivered outcome.
-  virtual std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
-                                                   const std::function<void()>& still_waiting) = 0;
+  // Hands every event to the producer. Blocks only for producer-queue backpressure, and never
+  // past `enqueue_by`: events not handed over by then get a kNotDelivered QUEUE_FULL outcome
+  // (released, no attempt). Each handed-over event's report comes within delivery_timeout()
+  // of its hand-over, so every report of the batch arrives by enqueue_by + delivery_timeout().
+  // While it waits for queue room it calls `still_waiting` every few milliseconds, so the
+  // caller can show that it is not stuck. The events must stay alive, unchanged, until every
+  // report arrived: the producer sends their payloads without copying them.
+  virtual std::unique_ptr<InFlightDeliveries> send(
+      const std::vector<OutboxEvent>& events, std::chrono::steady_clock::time_point enqueue_by,
+      const std::function<void()>& still_waiting) = 0;
+  // librdkafka's message.timeout.ms (delivery.timeout.ms): the bound on each report.
+  virtual std::chrono::microseconds delivery_timeout() const = 0;
   // Whether claiming more rows makes sense now: false while no broker answers, so rows are
   // not leased only to wait out their delivery timeout. May probe the broker (bounded).
   virtual bool ready() = 0;

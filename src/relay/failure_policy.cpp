@@ -10,7 +10,7 @@ FailureDisposition classify_failure(int error_code) {
     case RD_KAFKA_RESP_ERR__PURGE_QUEUE:
     case RD_KAFKA_RESP_ERR__PURGE_INFLIGHT:
     case RD_KAFKA_RESP_ERR__FATAL:
-    // Local backpressure that outlasted the delivery timeout: the message was never sent.
+    // Local backpressure: the message was never handed over in time.
     case RD_KAFKA_RESP_ERR__QUEUE_FULL:
     // send() itself failed before handing the message over.
     case RD_KAFKA_RESP_ERR__FAIL:
@@ -21,18 +21,20 @@ FailureDisposition classify_failure(int error_code) {
     case RD_KAFKA_RESP_ERR_INVALID_RECORD:
     case RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP:
     case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:  // also: the row renders an illegal topic name
-    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
-    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
-    case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
     case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
-    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
     case RD_KAFKA_RESP_ERR_POLICY_VIOLATION:
     case RD_KAFKA_RESP_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT:
     case RD_KAFKA_RESP_ERR__INVALID_ARG:
     case RD_KAFKA_RESP_ERR__BAD_MSG:
       return FailureDisposition::kPermanent;
+    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
+      return FailureDisposition::kUnknownTopic;
+    // Everything else, CLUSTER_AUTHORIZATION_FAILED included (the producer's own permission,
+    // the same for every event), is the cluster's trouble.
     default:
-      return FailureDisposition::kRetry;
+      return FailureDisposition::kTransient;
   }
 }
 

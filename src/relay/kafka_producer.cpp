@@ -11,19 +11,20 @@ namespace outbox {
 
 Outcome<std::shared_ptr<ProducerHandle>> ProducerHandle::create(const KafkaSettings& kafka,
                                                                 int generation,
-                                                                std::atomic<uint64_t>* errors) {
+                                                                ProducerCounters counters) {
   Outcome<RdKafkaConf> conf = make_producer_conf(kafka);
   if (!conf) return conf.error();
-  std::shared_ptr<ProducerHandle> producer(new ProducerHandle(generation, errors));
+  std::shared_ptr<ProducerHandle> producer(new ProducerHandle(generation, counters));
   rd_kafka_conf_set_opaque(conf.value().get(), producer.get());
   rd_kafka_conf_set_dr_msg_cb(conf.value().get(), KafkaBatch::on_delivery);
   rd_kafka_conf_set_error_cb(conf.value().get(), ProducerHandle::on_error);
+  rd_kafka_conf_set_stats_cb(conf.value().get(), ProducerHandle::on_statistics);
   route_rdkafka_logs(conf.value().get());
   std::array<char, 512> error{};
   rd_kafka_t* handle =
       rd_kafka_new(RD_KAFKA_PRODUCER, conf.value().get(), error.data(), error.size());
   if (handle == nullptr) return Error{std::string("cannot create Kafka producer: ") + error.data()};
-  conf.value().release();  // owned by the handle now
+  (void)conf.value().release();  // owned by the handle now
   producer->handle_.reset(handle);
   producer->poller_ = std::jthread([raw = handle](const std::stop_token& stop) {
     while (!stop.stop_requested())
@@ -48,7 +49,7 @@ std::string ProducerHandle::fatal_reason() const {
 void ProducerHandle::on_error(rd_kafka_t* handle, int error, const char* reason, void* opaque) {
   auto* self = static_cast<ProducerHandle*>(opaque);
   const auto code = static_cast<rd_kafka_resp_err_t>(error);
-  if (self->errors_ != nullptr) ++*self->errors_;
+  if (self->counters_.errors != nullptr) ++*self->counters_.errors;
   if (code == RD_KAFKA_RESP_ERR__FATAL) {
     std::array<char, 512> text{};
     const rd_kafka_resp_err_t underlying = rd_kafka_fatal_error(handle, text.data(), text.size());
@@ -63,6 +64,25 @@ void ProducerHandle::on_error(rd_kafka_t* handle, int error, const char* reason,
   }
   if (code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) self->all_brokers_down_.store(true);
   spdlog::warn("kafka producer #{}: {}: {}", self->generation_, rd_kafka_err2name(code), reason);
+}
+
+int ProducerHandle::on_statistics(rd_kafka_t* /*handle*/, char* json, size_t json_len,
+                                  void* opaque) {
+  auto* self = static_cast<ProducerHandle*>(opaque);
+  if (self->counters_.statistics == nullptr) return 0;
+  const Outcome<BrokerRequestTotals> totals =
+      parse_broker_request_totals(std::string_view(json, json_len));
+  if (totals) {
+    self->counters_.statistics->record(self->generation_, totals.value());
+  } else if (!self->statistics_warned_) {
+    // Once per producer: the counters then keep their last good values.
+    self->statistics_warned_ = true;
+    spdlog::warn(
+        "kafka producer #{}: statistics not understood ({}); the request counters of "
+        "/metrics stop here",
+        self->generation_, totals.error().message);
+  }
+  return 0;  // librdkafka frees the document
 }
 
 Status ProducerHandle::probe(std::chrono::milliseconds timeout) {

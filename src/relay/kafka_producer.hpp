@@ -7,11 +7,19 @@
 #include <string>
 #include <thread>
 
+#include "client_statistics.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "outcome.hpp"
 #include "relay_config.hpp"
 
 namespace outbox {
+
+// Where a producer reports what librdkafka tells it beside the delivery reports; either may be
+// null. Shared by every generation of the process's producer.
+struct ProducerCounters {
+  std::atomic<uint64_t>* errors = nullptr;  // error callbacks
+  ClientStatistics* statistics = nullptr;   // its statistics (statistics.interval.ms)
+};
 
 // One librdkafka producer and the thread that serves its callbacks. Delivery reports run on
 // that thread (rd_kafka_poll), never on the workers'. Shared by all workers of a process;
@@ -19,9 +27,8 @@ namespace outbox {
 // possibly-persisted error to fatal, and a fatal producer never produces again).
 class ProducerHandle {
  public:
-  // `errors` (may be null) counts the error callbacks librdkafka makes.
   static Outcome<std::shared_ptr<ProducerHandle>> create(const KafkaSettings& kafka, int generation,
-                                                         std::atomic<uint64_t>* errors);
+                                                         ProducerCounters counters);
   ~ProducerHandle();
   ProducerHandle(const ProducerHandle&) = delete;
   ProducerHandle& operator=(const ProducerHandle&) = delete;
@@ -39,12 +46,15 @@ class ProducerHandle {
   Status probe(std::chrono::milliseconds timeout);
 
  private:
-  ProducerHandle(int generation, std::atomic<uint64_t>* errors)
-      : generation_(generation), errors_(errors) {}
+  ProducerHandle(int generation, ProducerCounters counters)
+      : generation_(generation), counters_(counters) {}
+  // Both run on the poll thread (rd_kafka_poll).
   static void on_error(rd_kafka_t* handle, int error, const char* reason, void* opaque);
+  static int on_statistics(rd_kafka_t* handle, char* json, size_t json_len, void* opaque);
 
   int generation_;
-  std::atomic<uint64_t>* errors_;
+  ProducerCounters counters_;
+  bool statistics_warned_ = false;  // poll thread only
   RdKafkaHandle handle_;
   std::atomic<bool> fatal_{false};
   std::atomic<bool> all_brokers_down_{false};

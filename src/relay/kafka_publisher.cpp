@@ -27,13 +27,20 @@ RdKafkaHeaders event_headers(const OutboxEvent& event) {
   return headers;
 }
 
-// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts.
+// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts, and (for type checks) to GNU
+// statement expressions, which clang's -Wpedantic reports where they are expanded.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wgnu-statement-expression"
+#endif
 rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic,
                             const OutboxEvent& event, rd_kafka_headers_t* headers, void* opaque) {
   return rd_kafka_producev(
-      producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+      // No RD_KAFKA_MSG_F_COPY: librdkafka sends the payload from the event's own buffer, which
+      // the batch keeps alive and unchanged until the delivery report (Publisher::send()), so
+      // a large payload is not held twice. The key is always copied.
+      producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(0),
       RD_KAFKA_V_KEY(event.aggregate_id.data(), event.aggregate_id.size()),
       RD_KAFKA_V_VALUE(const_cast<char*>(event.payload.data()), event.payload.size()),
       RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
@@ -54,20 +61,19 @@ DeliveryOutcome not_sent(const std::string& topic, rd_kafka_resp_err_t error,
 
 Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSettings& kafka,
                                                                 TopicRouter router,
-                                                                std::atomic<uint64_t>* errors) {
-  Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1, errors);
+                                                                ProducerCounters counters) {
+  Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1, counters);
   if (!producer) return producer.error();
   log_kafka_properties(producer_properties(kafka));
   return std::unique_ptr<KafkaPublisher>(
-      new KafkaPublisher(kafka, std::move(router), std::move(producer).value(), errors));
+      new KafkaPublisher(kafka, std::move(router), std::move(producer).value(), counters));
 }
 
 KafkaPublisher::KafkaPublisher(KafkaSettings kafka, TopicRouter router,
-                               std::shared_ptr<ProducerHandle> producer,
-                               std::atomic<uint64_t>* errors)
+                               std::shared_ptr<ProducerHandle> producer, ProducerCounters counters)
     : kafka_(std::move(kafka)),
       router_(std::move(router)),
-      errors_(errors),
+      counters_(counters),
       delivery_timeout_(effective_delivery_timeout(kafka_)),
       producer_(std::move(producer)) {}
 
@@ -75,7 +81,8 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   std::lock_guard lock(mutex_);
   if (producer_->fatal()) {
     const int next = producer_->generation() + 1;
-    Outcome<std::shared_ptr<ProducerHandle>> fresh = ProducerHandle::create(kafka_, next, errors_);
+    Outcome<std::shared_ptr<ProducerHandle>> fresh =
+        ProducerHandle::create(kafka_, next, counters_);
     if (!fresh) {
       spdlog::error("cannot replace kafka producer #{} after its fatal error: {}",
                     producer_->generation(), fresh.error().message);
@@ -93,12 +100,13 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
 }
 
 std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(
-    const std::vector<OutboxEvent>& events, const std::function<void()>& still_waiting) {
+    const std::vector<OutboxEvent>& events, steady_clock::time_point enqueue_by,
+    const std::function<void()>& still_waiting) {
   std::shared_ptr<ProducerHandle> producer = current();
   auto batch = std::make_unique<KafkaBatch>(producer, events.size());
-  // One bound for the whole batch: however many messages wait for queue room, the batch is
-  // handed over (or given up) within the delivery timeout, well inside its lease.
-  const auto give_up_at = steady_clock::now() + delivery_timeout_;
+  // One bound for the whole batch, set by the caller so that every report (at most the
+  // delivery timeout after its hand-over) still comes inside the batch's lease.
+  const auto give_up_at = enqueue_by;
   size_t next = 0;
   try {
     for (; next < events.size(); ++next) {
@@ -111,9 +119,14 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(
       RdKafkaHeaders headers = event_headers(event);
       rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
       for (;;) {
+        // Past the deadline not even the first try: the report could come after the lease.
+        if (steady_clock::now() >= give_up_at) {
+          error = RD_KAFKA_RESP_ERR__QUEUE_FULL;
+          break;
+        }
         error = produce(producer->get(), topic.value(), event, headers.get(), batch->slot(next));
         // A full local queue is backpressure: the poll thread frees room as reports arrive.
-        if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL || steady_clock::now() >= give_up_at) break;
+        if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
         if (still_waiting) still_waiting();
         std::this_thread::sleep_for(kQueueFullPause);
       }
@@ -121,9 +134,12 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(
         (void)headers.release();  // owned by the message now
         continue;
       }
-      batch->record(
-          next, not_sent(topic.value(), error,
-                         "event " + event.event_id + " not enqueued: " + rd_kafka_err2str(error)));
+      batch->record(next, not_sent(topic.value(), error,
+                                   "event " + event.event_id + " not enqueued: " +
+                                       (error == RD_KAFKA_RESP_ERR__QUEUE_FULL
+                                            ? std::string("the producer's queue stayed full until "
+                                                          "the batch's enqueue deadline")
+                                            : std::string(rd_kafka_err2str(error)))));
     }
   } catch (...) {
     // Messages not handed over get their outcome here, so the batch never waits for reports

@@ -17,13 +17,15 @@ namespace outbox {
 // value = payload, headers event_id / event_type / event_version / aggregate_type.
 class KafkaPublisher final : public Publisher {
  public:
-  // `errors` (may be null) counts librdkafka's error callbacks, across producer replacements.
+  // `counters` outlive the publisher and count across producer replacements.
   static Outcome<std::unique_ptr<KafkaPublisher>> create(const KafkaSettings& kafka,
                                                          TopicRouter router,
-                                                         std::atomic<uint64_t>* errors = nullptr);
+                                                         ProducerCounters counters = {});
 
-  std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
-                                           const std::function<void()>& still_waiting) override;
+  std::unique_ptr<InFlightDeliveries> send(
+      const std::vector<OutboxEvent>& events, std::chrono::steady_clock::time_point enqueue_by,
+      const std::function<void()>& still_waiting) override;
+  std::chrono::microseconds delivery_timeout() const override { return delivery_timeout_; }
   bool ready() override;
   void abandon_in_flight() override;
 
@@ -36,7 +38,7 @@ class KafkaPublisher final : public Publisher {
 
  private:
   KafkaPublisher(KafkaSettings kafka, TopicRouter router, std::shared_ptr<ProducerHandle> producer,
-                 std::atomic<uint64_t>* errors);
+                 ProducerCounters counters);
   // The producer to use now; a producer that hit a fatal error is retired here and replaced.
   // Its in-flight messages still get their reports (acknowledged or not) on the old handle.
   std::shared_ptr<ProducerHandle> current();
@@ -45,7 +47,7 @@ class KafkaPublisher final : public Publisher {
 
   KafkaSettings kafka_;
   TopicRouter router_;
-  std::atomic<uint64_t>* errors_;
+  ProducerCounters counters_;
   Micros delivery_timeout_;
   std::mutex mutex_;
   std::shared_ptr<ProducerHandle> producer_;

@@ -4,6 +4,7 @@
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
+#include <tuple>
 #include <vector>
 
 #include "build_info.hpp"
@@ -81,6 +82,24 @@ std::string render_metrics(const MetricsSources& sources) {
       counter("outbox_relay_broker_errors_total", "Errors reported by the Kafka client.",
               value_of(s.broker_errors)),
   };
+  // From librdkafka's statistics (every statistics.interval.ms), summed over brokers and over
+  // every producer the process created.
+  const BrokerRequestTotals requests = s.kafka_requests.totals();
+  const std::vector<std::tuple<const char*, const char*, uint64_t>> client_counters{
+      {"outbox_relay_kafka_request_retries_total",
+       "Requests librdkafka sent to a broker again (txretries).", requests.retries},
+      {"outbox_relay_kafka_request_timeouts_total",
+       "Requests to a broker that timed out (req_timeouts).", requests.timeouts},
+      {"outbox_relay_kafka_transmit_errors_total", "Errors sending requests to a broker (txerrs).",
+       requests.transmit_errors},
+      {"outbox_relay_kafka_disconnects_total",
+       "Connections to a broker that were lost (disconnects).", requests.disconnects},
+      {"outbox_relay_kafka_messages_transmitted_total",
+       "Messages sent in produce requests, resends included (txmsgs).",
+       requests.messages_transmitted},
+  };
+  for (const auto& [name, help, value] : client_counters)
+    families.push_back(counter(name, help, static_cast<double>(value)));
 
   MetricFamily failures =
       family("outbox_relay_publish_failures_total",
@@ -134,6 +153,13 @@ std::string render_metrics(const MetricsSources& sources) {
                            sources.ready() ? 1 : 0));
   families.push_back(gauge("outbox_relay_draining", "1 once a drain (SIGTERM) began.",
                            sources.health.draining() ? 1 : 0));
+  families.push_back(gauge("outbox_relay_kafka_outage",
+                           "1 while claims are paused because every delivery fails the cluster's "
+                           "way (not enough replicas, no leader, timeouts); see /readyz.",
+                           sources.kafka_outage() ? 1 : 0));
+  families.push_back(counter("outbox_relay_kafka_outages_total",
+                             "Kafka outages that paused claims (none counted an attempt).",
+                             static_cast<double>(sources.kafka_outages_total())));
   MetricFamily build = family("outbox_relay_build_info", "Versions, as labels.", MetricType::Gauge);
   build.metric.push_back(
       gauge_value(1, {{"version", kVersion}, {"librdkafka", rd_kafka_version_str()}}));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -16,6 +17,8 @@ struct MetricsSources {
   const HealthBoard& health;
   std::function<long()> producer_queue;  // messages librdkafka holds (queued + in flight)
   std::function<bool()> ready;
+  std::function<bool()> kafka_outage;             // the outage gate holds claims now
+  std::function<uint64_t()> kafka_outages_total;  // outages the gate entered so far
 };
 
 // The Prometheus text exposition of the relay's metrics (names in docs/operating.md, "Metrics

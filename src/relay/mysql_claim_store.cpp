@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "claim_sql.hpp"
@@ -44,6 +45,26 @@ std::vector<std::string> missing_from(const std::vector<std::string>& ids,
 
 }  // namespace
 
+std::string storable_error(const std::string& text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(std::min(text.size(), kMaxLastErrorLength));
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool printable = byte >= 0x20 && byte < 0x7f;
+    const size_t width = printable ? 1 : 4;
+    if (out.size() + width > kMaxLastErrorLength) break;
+    if (printable) {
+      out.push_back(c);
+    } else {
+      out += "\\x";
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0xf]);
+    }
+  }
+  return out;
+}
+
 MysqlClaimStore::MysqlClaimStore(std::unique_ptr<MysqlSession> session, ClaimPolicy policy)
     : session_(std::move(session)), policy_(std::move(policy)) {
   if (!policy_.due_scans) {
@@ -66,8 +87,11 @@ Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
   }
 }
 
-void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
-                           std::vector<std::string>& to_park) {
+bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& bytes,
+                           ClaimedBatch& batch, std::vector<std::string>& to_park) {
+  bool fits = true;
+  std::vector<std::string> reclaimed;  // expired leases taken over
+  std::vector<std::string> unsettled;  // expired once too often: FAILED instead
   const std::string sql = kind == ScanKind::kPending ? claim_sql::select_pending(policy_.ordering)
                           : kind == ScanKind::kExpired
                               ? claim_sql::select_expired(policy_.ordering)
@@ -88,28 +112,67 @@ void MysqlClaimStore::scan(ScanKind kind, size_t limit, ClaimedBatch& batch,
     event.aggregate_id = rows->getString(Column::kAggregateId);
     event.event_type = rows->getString(Column::kEventType);
     event.event_version = rows->getInt64(Column::kEventVersion);
-    event.payload = rows->getString(Column::kPayload);
+    event.payload_bytes = rows->getUInt64(Column::kPayloadBytes);
     event.age_at_claim_us = rows->getInt64(Column::kAgeUs);
     event.attempts = rows->getInt(Column::kAttempts);
+    std::string previous_owner;
     if (kind == ScanKind::kExpired) {
-      batch.reclaimed_notes.push_back(event.event_id + " (was " +
-                                      rows->getString(Column::kPreviousOwner) + ")");
+      const int expiries = rows->getInt(Column::kLeaseExpiries) + 1;
+      previous_owner = rows->getString(Column::kPreviousOwner);
+      if (expiries >= policy_.max_lease_expiries) {
+        batch.failed_unsettled_notes.push_back(event.event_id + " (lease expired " +
+                                               std::to_string(expiries) + " times, last owner " +
+                                               previous_owner + ")");
+        unsettled.push_back(std::move(event.event_id));
+        continue;
+      }
+    }
+    // Rows are taken in claim order while their payloads fit; the first one however large
+    // when nothing else is in flight. The rest stay as they are (their locks end with the
+    // claim) for a later claim.
+    const bool first = batch.events.empty();
+    if (batch.payload_bytes + event.payload_bytes > bytes.bytes && !(first && bytes.alone)) {
+      fits = false;
+      break;
+    }
+    if (kind == ScanKind::kExpired) {
+      batch.reclaimed_notes.push_back(event.event_id + " (was " + previous_owner + ")");
+      reclaimed.push_back(event.event_id);
     } else if (kind == ScanKind::kRetryDue) {
       ++batch.retried;
     }
+    batch.payload_bytes += event.payload_bytes;
     batch.events.push_back(std::move(event));
   }
+  rows.reset();
+  if (!reclaimed.empty()) {
+    for_each_id_chunk(reclaimed, claim_sql::CountLeaseExpiry{},
+                      [](sql::PreparedStatement& count) { count.executeUpdate(); });
+  }
+  if (!unsettled.empty()) {
+    const std::string reason =
+        "its lease expired " + std::to_string(policy_.max_lease_expiries) +
+        " times without a relay settling it (relay.max_lease_expiries); last error: ";
+    for_each_id_chunk(unsettled, claim_sql::FailUnsettled{.reason = reason},
+                      [](sql::PreparedStatement& fail) { fail.executeUpdate(); });
+  }
+  return fits;
 }
 
-void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked) {
+void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked,
+                                      std::vector<std::string>& behind_failed) {
   sql::PreparedStatement& statement =
       session_->prepare(claim_sql::select_blocked_due(policy_.ordering));
   StatementParameters parameters(statement);
   claim_sql::ScanLimit{limit}.bind(parameters);
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
   std::vector<std::string> free;
+  using Column = claim_sql::BlockedDueColumn;
   while (rows->next()) {
-    (rows->getInt(2) != 0 ? still_blocked : free).push_back(rows->getString(1));
+    std::vector<std::string>& list = rows->getInt(Column::kBlocked) == 0           ? free
+                                     : rows->getInt(Column::kBlockedByFailed) != 0 ? behind_failed
+                                                                                   : still_blocked;
+    list.push_back(rows->getString(Column::kEventId));
   }
   rows.reset();
   if (free.empty()) return;
@@ -151,23 +214,61 @@ std::unordered_set<std::string> MysqlClaimStore::select_ids(const std::vector<st
   return found;
 }
 
-Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t limit, Micros lease) {
+void MysqlClaimStore::fetch_payloads(std::vector<OutboxEvent>& events) {
+  // A few MiB per statement: the client library buffers a whole result, so this bounds what it
+  // holds beside the payloads themselves (or one row, when a single one is larger).
+  constexpr uint64_t kFetchBytes = 4 << 20;
+  std::unordered_map<std::string, OutboxEvent*> by_id;
+  for (OutboxEvent& event : events)
+    by_id.emplace(event.event_id, &event);
+  size_t begin = 0;
+  while (begin < events.size()) {
+    size_t end = begin;
+    uint64_t chunk_bytes = 0;
+    while (end < events.size() && end - begin < claim_sql::kMaxIdList &&
+           (end == begin || chunk_bytes + events[end].payload_bytes <= kFetchBytes)) {
+      chunk_bytes += events[end].payload_bytes;
+      ++end;
+    }
+    std::vector<std::string> ids;
+    ids.reserve(end - begin);
+    for (size_t i = begin; i < end; ++i)
+      ids.push_back(events[i].event_id);
+    for_each_id_chunk(ids, claim_sql::SelectPayloads{}, [&](sql::PreparedStatement& select) {
+      std::unique_ptr<sql::ResultSet> rows(select.executeQuery());
+      while (rows->next()) {
+        const auto found = by_id.find(rows->getString(1));
+        if (found != by_id.end()) found->second->payload = rows->getString(2);
+      }
+    });
+    begin = end;
+  }
+}
+
+Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t limit, Micros lease,
+                                             const PayloadAllowance& bytes) {
   return in_transaction<ClaimedBatch>("claim", [&] {
     ClaimedBatch batch(token);
     std::vector<std::string>& parked = batch.parked;
+    bool fits = true;
     if (policy_.due_scans->take_turn()) {
-      scan(ScanKind::kExpired, limit, batch, parked);
-      if (batch.events.size() < limit) {
-        scan(ScanKind::kRetryDue, limit - batch.events.size(), batch, parked);
+      fits = scan(ScanKind::kExpired, limit, bytes, batch, parked);
+      if (fits && batch.events.size() < limit) {
+        fits = scan(ScanKind::kRetryDue, limit - batch.events.size(), bytes, batch, parked);
       }
       // Still held back: parked again with a later recheck, but not reported as newly parked
       // (nothing changed for them, so there is nothing to wake).
       std::vector<std::string> still_blocked;
-      recheck_blocked(limit, still_blocked);
+      std::vector<std::string> behind_failed;
+      recheck_blocked(limit, still_blocked, behind_failed);
       if (!still_blocked.empty()) park(still_blocked);
+      if (!behind_failed.empty()) {
+        for_each_id_chunk(behind_failed, claim_sql::ParkBehindFailed{},
+                          [](sql::PreparedStatement& statement) { statement.executeUpdate(); });
+      }
     }
-    if (batch.events.size() < limit) {
-      scan(ScanKind::kPending, limit - batch.events.size(), batch, parked);
+    if (fits && batch.events.size() < limit) {
+      scan(ScanKind::kPending, limit - batch.events.size(), bytes, batch, parked);
     }
     // Rows held back by an older event of their aggregate leave the PENDING range, so later
     // claims never read them again (claim cost stays O(batch)); a mark of that older event
@@ -189,6 +290,7 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
       throw ClaimInconsistency("claim leased " + std::to_string(leased) + " of " +
                                std::to_string(ids.size()) + " rows it had locked");
     }
+    fetch_payloads(batch.events);
     return batch;
   });
 }
@@ -244,12 +346,31 @@ Outcome<LeaseUpdateResult> MysqlClaimStore::release(const LeaseToken& token,
   });
 }
 
+Outcome<LeaseUpdateResult> MysqlClaimStore::defer(const LeaseToken& token,
+                                                  const std::vector<std::string>& ids, Micros delay,
+                                                  const std::string& error) {
+  const std::string stored = storable_error(error);
+  return in_transaction<LeaseUpdateResult>("defer", [&] {
+    LeaseUpdateResult result;
+    if (ids.empty()) return result;
+    result.no_longer_leased =
+        missing_from(ids, select_ids(ids, claim_sql::SelectHeldBy{.owner = token.value()}));
+    for_each_id_chunk(
+        ids,
+        claim_sql::RecordDeferral{.delay = delay, .last_error = stored, .owner = token.value()},
+        [&](sql::PreparedStatement& statement) {
+          result.changed += static_cast<size_t>(statement.executeUpdate());
+        });
+    return result;
+  });
+}
+
 Outcome<LeaseUpdateResult> MysqlClaimStore::record_failure(const LeaseToken& token,
                                                            const std::vector<std::string>& ids,
                                                            const PublishFailure& failure) {
-  // last_error is VARCHAR(1024): a longer text would be rejected in strict mode, and a
-  // rejected statement would leave the row to its lease instead of recording the failure.
-  const std::string error = failure.error.substr(0, kMaxLastErrorLength);
+  // last_error is VARCHAR(1024): a longer (or unstorable) text would be rejected in strict mode,
+  // and a rejected statement would leave the row to its lease instead of recording the failure.
+  const std::string error = storable_error(failure.error);
   return in_transaction<LeaseUpdateResult>("record failure", [&] {
     LeaseUpdateResult result;
     if (ids.empty()) return result;

@@ -15,6 +15,11 @@ namespace outbox {
 // last_error's column width; longer error texts are cut.
 inline constexpr size_t kMaxLastErrorLength = 1024;
 
+// An error text as last_error can always store it: printable ASCII only (any other byte as
+// \xNN, so a text cut inside a UTF-8 character, or in a column whose character set cannot hold
+// it, can never make the failure itself unrecordable), at most kMaxLastErrorLength characters.
+std::string storable_error(const std::string& text);
+
 // How claims pick rows and how failures are recorded.
 struct ClaimPolicy {
   Ordering ordering = Ordering::kPerAggregate;
@@ -25,6 +30,9 @@ struct ClaimPolicy {
   Micros due_scan_interval = std::chrono::seconds(1);
   std::shared_ptr<DueScanSchedule> due_scans;
   int max_attempts = 10;
+  // A row whose lease expired unsettled this many times is parked as FAILED by the claim that
+  // finds it expired again, instead of being taken over once more.
+  int max_lease_expiries = 5;
   // A BLOCKED row is woken when the event before it is published; as a safety net (a relay
   // that died between its mark and its wake check) it is also rechecked after age / 10, within
   // these bounds.
@@ -39,7 +47,8 @@ class MysqlClaimStore final : public ClaimStore {
  public:
   MysqlClaimStore(std::unique_ptr<MysqlSession> session, ClaimPolicy policy);
 
-  Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease) override;
+  Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, Micros lease,
+                              const PayloadAllowance& bytes = {}) override;
   Outcome<MarkResult> mark_published(const LeaseToken& token,
                                      const std::vector<std::string>& ids) override;
   Outcome<LeaseUpdateResult> release(const LeaseToken& token,
@@ -47,6 +56,8 @@ class MysqlClaimStore final : public ClaimStore {
   Outcome<LeaseUpdateResult> record_failure(const LeaseToken& token,
                                             const std::vector<std::string>& ids,
                                             const PublishFailure& failure) override;
+  Outcome<LeaseUpdateResult> defer(const LeaseToken& token, const std::vector<std::string>& ids,
+                                   Micros delay, const std::string& error) override;
   Outcome<size_t> wake_successors(const std::vector<std::string>& ids) override;
   bool known_broken() const override { return broken_; }
 
@@ -57,11 +68,17 @@ class MysqlClaimStore final : public ClaimStore {
   Outcome<T> in_transaction(const char* what, Body&& body);
 
   enum class ScanKind { kPending, kExpired, kRetryDue };
-  // Appends the rows of one claim scan to the batch, or to `to_park` when an older event of
-  // their aggregate is unpublished.
-  void scan(ScanKind kind, size_t limit, ClaimedBatch& batch, std::vector<std::string>& to_park);
-  // The safety net: wakes due BLOCKED rows that are free; collects those still held back.
-  void recheck_blocked(size_t limit, std::vector<std::string>& still_blocked);
+  // Appends the rows of one claim scan to the batch (while their payloads fit `bytes`; returns
+  // false once one did not), or to `to_park` when an older event of their aggregate is
+  // unpublished. The payloads themselves are fetched later (fetch_payloads).
+  bool scan(ScanKind kind, size_t limit, const PayloadAllowance& bytes, ClaimedBatch& batch,
+            std::vector<std::string>& to_park);
+  // Reads the payloads of the leased events, a few MiB per statement.
+  void fetch_payloads(std::vector<OutboxEvent>& events);
+  // The safety net: wakes due BLOCKED rows that are free; collects those still held back by a
+  // live event (rechecked later) and those held back by a FAILED one (never rechecked).
+  void recheck_blocked(size_t limit, std::vector<std::string>& still_blocked,
+                       std::vector<std::string>& behind_failed);
   // Parks rows as BLOCKED (they must be locked by this transaction).
   void park(const std::vector<std::string>& ids);
 

@@ -25,13 +25,23 @@ void ProgressReporter::report_now() {
   const double rate = seconds > 0 ? static_cast<double>(published - last_published_) / seconds : 0;
   last_published_ = published;
   last_at_ = now;
+  // librdkafka's request counters only once there is something to say: on a healthy link they
+  // stay 0 and would only lengthen every line.
+  const BrokerRequestTotals requests = stats_.kafka_requests.totals();
+  const std::string kafka_requests =
+      requests.any()
+          ? fmt::format(
+                " kafka_request_retries={} kafka_request_timeouts={} "
+                "kafka_transmit_errors={} kafka_disconnects={}",
+                requests.retries, requests.timeouts, requests.transmit_errors, requests.disconnects)
+          : "";
   spdlog::info(
       "progress: published={} rate={:.0f}/s in_flight={} claimed={} reclaimed={} "
-      "delivery_failures={} released={} lease_lost={} mark_abandoned={} db_errors={}",
+      "delivery_failures={} released={} lease_lost={} mark_abandoned={} db_errors={}{}",
       published, rate, stats_.events_in_flight.load(), stats_.events_claimed.load(),
       stats_.leases_reclaimed.load(), stats_.deliveries_failed.load(),
       stats_.events_released.load(), stats_.marks_refused.load(), stats_.marks_abandoned.load(),
-      stats_.db_errors.load());
+      stats_.db_errors.load(), kafka_requests);
 }
 
 }  // namespace outbox

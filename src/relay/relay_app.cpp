@@ -10,6 +10,7 @@
 
 #include "backlog_monitor.hpp"
 #include "backoff.hpp"
+#include "byte_budget.hpp"
 #include "config/config_diagnostics.hpp"
 #include "config_reload.hpp"
 #include "health_board.hpp"
@@ -21,6 +22,7 @@
 #include "mysql/mysql_session.hpp"
 #include "mysql_claim_store.hpp"
 #include "progress_reporter.hpp"
+#include "publish_health.hpp"
 #include "signal_watcher.hpp"
 #include "startup_checks.hpp"
 #include "startup_extension.hpp"
@@ -107,6 +109,7 @@ ClaimStoreFactory store_factory(const RelayConfig& config,
     policy.max_attempts = config.relay.max_attempts;
     policy.retry_backoff_initial = config.relay.retry_backoff_initial;
     policy.retry_backoff_max = config.relay.retry_backoff_max;
+    policy.max_lease_expiries = config.relay.max_lease_expiries;
     return std::unique_ptr<ClaimStore>(
         std::make_unique<MysqlClaimStore>(std::move(session).value(), policy));
   };
@@ -200,7 +203,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       });
 
   Outcome<std::unique_ptr<KafkaPublisher>> publisher =
-      KafkaPublisher::create(config.kafka, make_router(config.kafka), &stats.broker_errors);
+      KafkaPublisher::create(config.kafka, make_router(config.kafka),
+                             ProducerCounters{&stats.broker_errors, &stats.kafka_requests});
   if (!publisher) {
     spdlog::critical("{}", publisher.error().message);
     return kExitConfig;
@@ -209,18 +213,27 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
                                health);
   const auto stall_after =
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(config.metrics.stall_timeout);
+  PublishHealth::Settings publish_health_settings;
+  publish_health_settings.unknown_topic_grace = config.relay.unknown_topic_grace;
+  publish_health_settings.probe_interval_initial = config.relay.backoff_initial;
+  publish_health_settings.probe_interval_max = config.relay.backoff_max;
+  PublishHealth publish_health(publish_health_settings);
+  ByteBudget in_flight_bytes(config.relay.max_in_flight_bytes);
+  const auto outage = [&] { return publish_health.outage(std::chrono::steady_clock::now()); };
   const auto ready = [&] {
     return health.started() && !health.draining() && health.database_ok() &&
-           publisher.value()->healthy();
+           publisher.value()->healthy() && !outage();
   };
   std::unique_ptr<HttpEndpoint> http;
   if (!config.metrics.listen.empty()) {
     Outcome<std::unique_ptr<HttpEndpoint>> started = HttpEndpoint::start(
         config.metrics.listen,
         HttpHandlers{[&] {
-                       return render_metrics(MetricsSources{
-                           stats, backlog, health,
-                           [&] { return publisher.value()->queue_length(); }, ready});
+                       return render_metrics(
+                           MetricsSources{stats, backlog, health,
+                                          [&] { return publisher.value()->queue_length(); }, ready,
+                                          [&] { return outage().has_value(); },
+                                          [&] { return publish_health.outages_total(); }});
                      },
                      [&] {
                        const std::string stalled = health.stalled(stall_after);
@@ -229,6 +242,9 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
                      },
                      [&] {
                        if (ready()) return ProbeResult{true, "ready"};
+                       if (const std::optional<std::string> down = outage()) {
+                         return ProbeResult{false, "kafka outage, claims paused: " + *down};
+                       }
                        return ProbeResult{false, !health.started()   ? "starting"
                                                  : health.draining() ? "draining"
                                                  : !health.database_ok()
@@ -273,10 +289,14 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     settings.backoff_initial = config.relay.backoff_initial;
     settings.backoff_max = config.relay.backoff_max;
     settings.max_attempts = config.relay.max_attempts;
+    settings.max_lease_expiries = config.relay.max_lease_expiries;
+    settings.claim_bytes = config.relay.max_in_flight_bytes /
+                           (static_cast<uint64_t>(config.relay.workers) * settings.pipeline_depth);
     workers.emplace_back([&, settings] {
       const MysqlThreadScope thread_mysql;
       Worker worker(settings, open_store,
-                    WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size});
+                    WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
+                                 publish_health, in_flight_bytes});
       worker.run(stop.get_token());
       std::lock_guard lock(state_mutex);
       ++workers_finished;

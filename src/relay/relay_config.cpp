@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "config/byte_size.hpp"
 #include "config/mysql_section.hpp"
 #include "http_endpoint.hpp"
 #include "kafka/rdkafka_handles.hpp"
@@ -81,6 +82,12 @@ RelaySettings read_relay(YamlSection section) {
       {relay.retry_backoff_initial, relay.retry_backoff_max}, milliseconds(1), hours(1), hours(24));
   relay.retry_backoff_initial = retry_backoff.initial;
   relay.retry_backoff_max = retry_backoff.max;
+  relay.unknown_topic_grace =
+      section.duration("unknown_topic_grace", relay.unknown_topic_grace, Micros(0), hours(24));
+  relay.max_lease_expiries =
+      static_cast<int>(section.integer("max_lease_expiries", relay.max_lease_expiries, 1, 1000));
+  relay.max_in_flight_bytes = section.byte_size("max_in_flight_bytes", relay.max_in_flight_bytes,
+                                                uint64_t{1} << 20, uint64_t{64} << 30);
   section.reject_unknown_keys();
   return relay;
 }
@@ -205,6 +212,10 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "retry_backoff_initial" << YAML::Value
       << duration(relay.retry_backoff_initial);
   out << YAML::Key << "retry_backoff_max" << YAML::Value << duration(relay.retry_backoff_max);
+  out << YAML::Key << "unknown_topic_grace" << YAML::Value << duration(relay.unknown_topic_grace);
+  out << YAML::Key << "max_lease_expiries" << YAML::Value << relay.max_lease_expiries;
+  out << YAML::Key << "max_in_flight_bytes" << YAML::Value
+      << format_byte_size(relay.max_in_flight_bytes);
   out << YAML::EndMap;
 
   out << YAML::Key << "log" << YAML::Value;

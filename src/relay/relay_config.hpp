@@ -39,6 +39,13 @@ struct RelaySettings {
   int max_attempts = 10;
   Micros retry_backoff_initial = std::chrono::seconds(1);
   Micros retry_backoff_max = std::chrono::minutes(5);
+  // Events to a topic or partition the cluster does not know are retried (no attempts) this
+  // long, then FAILED with the reason.
+  Micros unknown_topic_grace = std::chrono::minutes(5);
+  // A row whose lease expired unsettled this many times is parked as FAILED.
+  int max_lease_expiries = 5;
+  // Payload bytes one process may hold (claimed and in flight); one larger row still goes alone.
+  uint64_t max_in_flight_bytes = uint64_t{64} << 20;
 };
 
 // The longest a broker probe takes (the start-up wait's; a worker's while no broker answers

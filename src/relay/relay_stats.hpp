@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string>
 
+#include "client_statistics.hpp"
+
 namespace outbox {
 
 // Process-wide counters, written by the workers and read by the progress log (and metrics).
@@ -26,6 +28,9 @@ struct RelayStats {
   std::atomic<uint64_t> db_errors{0};
   std::atomic<uint64_t> broker_errors{0};  // librdkafka error callbacks (not fatal)
   std::atomic<int64_t> events_in_flight{0};
+  // librdkafka's own request retries, timeouts, transmit errors and disconnects, from its
+  // statistics, summed over every producer of the process.
+  ClientStatistics kafka_requests;
 
   // Latencies, in seconds: one claim transaction; claim -> broker ack; commit (created_at,
   // database clock) -> broker ack.

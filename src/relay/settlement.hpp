@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "claim_store.hpp"
+#include "config/duration.hpp"
 #include "delivery.hpp"
 #include "outcome.hpp"
 
@@ -20,17 +21,36 @@ namespace outbox {
 // batch's events (and outcomes), in batch order.
 struct SettlementPlan {
   std::vector<size_t> delivered;    // confirmed with acks=all: mark PUBLISHED
-  std::vector<size_t> unconfirmed;  // every other event (released or failed), for the summary
-  // Not the event's fault (FailureDisposition::kNotAttempted: the relay purged it at a drain,
-  // replaced its producer, ran out of queue): back to PENDING, no attempt counted.
+  std::vector<size_t> unconfirmed;  // every other event, for the summary
+  // The relay's own doing (FailureDisposition::kNotAttempted: purged at a drain, producer
+  // replaced, out of queue or of time to enqueue): back to PENDING, no attempt counted.
   std::vector<size_t> released;
-  // The event's own failures, grouped by what is stored on the row (permanent, error): one
-  // statement per group, and a batch usually fails for one reason.
+  // The cluster's trouble (kTransient) on a partition where no event of this batch was
+  // delivered: an outage, not the events' fault. Back to PENDING, no attempt counted; the
+  // outage gate (publish_health.hpp) pauses claims until a probe gets through.
+  std::vector<size_t> outage;
+  // The topic or partition is not known (kUnknownTopic): retried without an attempt while the
+  // topic's grace lasts, then FAILED (the worker asks UnknownTopics which).
+  std::vector<size_t> unknown_topic;
+  // Filled by the worker from unknown_topic (UnknownTopics' verdicts): retried after
+  // `defer_for` without an attempt; those past their grace go to `failures` as permanent.
+  std::vector<size_t> deferred;
+  Micros defer_for{};
+  // Failures that count an attempt, grouped by what is stored on the row (permanent, error):
+  // the event's own fault (FAILED at once), or the cluster's trouble hitting this event while
+  // others of its partition were delivered. One statement per group.
   std::map<PublishFailure, std::vector<size_t>> failures;
 };
 
-// Classifies each outcome by its status and, for a failure, classify_failure(error_code).
+// Classifies each outcome by its status and, for a failure, classify_failure(error_code) and
+// whether another event of its partition (its topic, when the partition is unknown) was
+// delivered in the same batch.
 SettlementPlan classify_deliveries(const std::vector<DeliveryOutcome>& outcomes);
+
+// "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]": the first of the plan's outage failures, for
+// the outage gate and the log.
+std::string describe_outage(const SettlementPlan& plan,
+                            const std::vector<DeliveryOutcome>& outcomes);
 
 // The event ids at `indices` of `events`.
 std::vector<std::string> ids_at(const std::vector<OutboxEvent>& events,
@@ -47,7 +67,8 @@ struct AppliedWrite {
 // What applying a SettlementPlan did; a write the plan had no rows for is absent.
 struct AppliedSettlement {
   std::optional<AppliedWrite<MarkResult>> mark;
-  std::optional<AppliedWrite<LeaseUpdateResult>> release;
+  std::optional<AppliedWrite<LeaseUpdateResult>> release;  // plan.released and plan.outage
+  std::optional<AppliedWrite<LeaseUpdateResult>> deferral;
   std::vector<AppliedWrite<LeaseUpdateResult>> failures;  // one per plan.failures group, in order
 };
 

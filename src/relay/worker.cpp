@@ -27,6 +27,8 @@ Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShar
       polls_(shared.polls),
       health_(shared.health),
       batch_size_(shared.batch_size),
+      publish_health_(shared.publish_health),
+      bytes_(shared.bytes),
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
@@ -79,7 +81,19 @@ void Worker::take_step(Step step, const ClaimAttempt& attempt, const std::stop_t
 
 Worker::ClaimAttempt Worker::try_claim() {
   if (const std::optional<ClaimResult> not_now = reason_not_to_claim()) return {*not_now};
-  return claim_and_send();
+  // During an outage the gate lets one worker at a time send a small probe.
+  using Kind = PublishHealth::Admission::Kind;
+  const PublishHealth::Admission admission =
+      publish_health_.admit(batch_size_.load(), steady_clock::now());
+  if (admission.kind == Kind::kWait) return {ClaimResult::kBrokerDown};
+  const bool probe = admission.kind == Kind::kProbe;
+  // Payload bytes held by this process stay under relay.max_in_flight_bytes.
+  const ByteBudget::Allowance allowance = bytes_.reserve(settings_.claim_bytes);
+  if (allowance.bytes == 0 && !allowance.alone) {
+    if (probe) publish_health_.probe_not_sent(false);
+    return {ClaimResult::kBudgetSpent};
+  }
+  return claim_and_send(admission.limit, probe, allowance);
 }
 
 std::optional<ClaimResult> Worker::reason_not_to_claim() {
@@ -90,15 +104,18 @@ std::optional<ClaimResult> Worker::reason_not_to_claim() {
   return std::nullopt;
 }
 
-Worker::ClaimAttempt Worker::claim_and_send() {
+Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
+                                            const ByteBudget::Allowance& allowance) {
   const auto claim_started = steady_clock::now();
-  const size_t batch_size = batch_size_.load();
   const LeaseToken token(settings_.claimant, settings_.index, ++claim_sequence_);
-  Outcome<ClaimedBatch> claimed = store_->claim(token, batch_size, settings_.lease);
+  Outcome<ClaimedBatch> claimed = store_->claim(token, limit, settings_.lease,
+                                                PayloadAllowance{allowance.bytes, allowance.alone});
   stats_.claim_seconds.Observe(seconds_since(claim_started));
   health_.set_database_ok(!store_->known_broken());
+  bytes_.keep(allowance.bytes, claimed ? claimed.value().payload_bytes : 0);
   if (!claimed) {
     ++stats_.db_errors;
+    if (probe) publish_health_.probe_not_sent(false);
     return {ClaimResult::kFailed, claimed.error(), backoff_.next()};
   }
   backoff_.reset();
@@ -108,7 +125,16 @@ Worker::ClaimAttempt Worker::claim_and_send() {
     spdlog::debug("worker {}: claim {} parked {} events behind older ones of their aggregate",
                   settings_.index, token.value(), batch.parked.size());
   }
+  if (!batch.failed_unsettled_notes.empty()) {
+    stats_.events_failed += batch.failed_unsettled_notes.size();
+    spdlog::error(
+        "worker {}: claim {} parked {} events as FAILED whose lease kept expiring unsettled "
+        "(relay.max_lease_expiries {}): {}",
+        settings_.index, token.value(), batch.failed_unsettled_notes.size(),
+        settings_.max_lease_expiries, some_ids(batch.failed_unsettled_notes));
+  }
   if (batch.events.empty()) {
+    if (probe) publish_health_.probe_not_sent(batch.parked.empty());
     if (batch.parked.empty()) return {ClaimResult::kNothing};
     wake_successors(batch.parked);
     return {ClaimResult::kOnlyParked};
@@ -117,8 +143,8 @@ Worker::ClaimAttempt Worker::claim_and_send() {
   polls_.found_work();
   report_claim(batch);
   const size_t rows_taken = batch.events.size() + batch.parked.size();
-  send(std::move(batch), claim_started);
-  return {rows_taken < batch_size ? ClaimResult::kShortBatch : ClaimResult::kFullBatch};
+  send(std::move(batch), claim_started, probe);
+  return {rows_taken < limit ? ClaimResult::kShortBatch : ClaimResult::kFullBatch};
 }
 
 void Worker::report_claim(const ClaimedBatch& batch) {
@@ -143,14 +169,26 @@ void Worker::report_claim(const ClaimedBatch& batch) {
   }
 }
 
-void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at) {
+void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool probe) {
+  // Reports come within delivery_timeout of each hand-over: handing over no later than this
+  // keeps the last report (and the mark after it) inside the lease, however long the
+  // producer's queue stays full. Without the bound a report could come about twice the
+  // timeout after the claim, after another relay took the rows over and sent them again.
+  const auto lease_ends = claimed_at + settings_.lease;
+  const Micros timeout = publisher_.delivery_timeout();
+  // Config validation keeps the lease above the timeout; an unbounded timeout (0) gets none.
+  const auto enqueue_by =
+      timeout + kLeaseMargin < settings_.lease
+          ? lease_ends - kLeaseMargin - std::chrono::duration_cast<steady_clock::duration>(timeout)
+          : claimed_at;
   // A full producer queue is a legitimate wait: it ticks.
   std::unique_ptr<InFlightDeliveries> deliveries =
-      publisher_.send(batch.events, [this] { health_.tick(settings_.index); });
+      publisher_.send(batch.events, enqueue_by, [this] { health_.tick(settings_.index); });
   // After the send: the claimed batch's lease is running; the wake is best effort.
   if (!batch.parked.empty()) wake_successors(batch.parked);
+  const uint64_t payload_bytes = batch.payload_bytes;
   in_flight_.push_back(InFlightBatch{std::move(batch), std::move(deliveries), claimed_at,
-                                     claimed_at + settings_.lease});
+                                     lease_ends, probe, payload_bytes});
 }
 
 void Worker::back_off(const ClaimAttempt& attempt, const std::stop_token& stop) {

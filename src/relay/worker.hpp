@@ -11,9 +11,11 @@
 #include <string>
 
 #include "backoff.hpp"
+#include "byte_budget.hpp"
 #include "claim_store.hpp"
 #include "delivery.hpp"
 #include "poll_schedule.hpp"
+#include "publish_health.hpp"
 #include "relay_stats.hpp"
 #include "settlement.hpp"
 #include "worker_step.hpp"
@@ -28,6 +30,10 @@ struct WorkerSettings {
   Micros backoff_max = std::chrono::seconds(10);
   // Attempts before a row is parked as FAILED (to say so in the log when it happens).
   int max_attempts = 10;
+  int max_lease_expiries = 5;  // relay.max_lease_expiries, for the log
+  // The most payload bytes one claim may reserve: the byte budget divided among the batches
+  // that can be in flight at once (workers x pipeline_depth).
+  uint64_t claim_bytes = UINT64_MAX;
   // Batches published but not yet settled. 2 lets the claim of batch k+1 overlap the broker
   // round trip of batch k.
   size_t pipeline_depth = 2;
@@ -62,7 +68,14 @@ struct WorkerShared {
   PollSchedule& polls;
   HealthBoard& health;
   const std::atomic<size_t>& batch_size;  // relay.batch_size; SIGHUP may change it
+  PublishHealth& publish_health;          // the outage gate and unknown topics
+  ByteBudget& bytes;                      // relay.max_in_flight_bytes
 };
+
+// Every delivery report of a batch must arrive, and its mark commit, this long before the
+// batch's lease ends (by the worker's clock, from the start of the claim): the enqueue
+// deadline handed to Publisher::send() is set so.
+inline constexpr std::chrono::seconds kLeaseMargin{2};
 
 // One relay worker: claim -> publish -> (wait for reports) -> mark or release, with up to
 // pipeline_depth batches in flight. Runs until `stop`, then settles what it holds: marks
@@ -83,6 +96,8 @@ class Worker {
     std::unique_ptr<InFlightDeliveries> deliveries;
     std::chrono::steady_clock::time_point claimed_at;
     std::chrono::steady_clock::time_point lease_ends;  // by our clock: claim start + lease
+    bool probe = false;                                // claimed as the outage gate's probe
+    uint64_t payload_bytes = 0;                        // kept against the byte budget until settled
   };
 
   // What a round's claim attempt came to, with what the step after it needs.
@@ -101,10 +116,12 @@ class Worker {
   ClaimAttempt try_claim();
   // The one place that decides whether to claim now; nullopt means claim.
   std::optional<ClaimResult> reason_not_to_claim();
-  ClaimAttempt claim_and_send();
+  // Claims up to `limit` rows whose payloads fit `allowance` (a probe of the outage gate when
+  // `probe`) and sends them; keeps what the claim used of the reserved allowance.
+  ClaimAttempt claim_and_send(size_t limit, bool probe, const ByteBudget::Allowance& allowance);
   void report_claim(const ClaimedBatch& batch);
   // Hands the batch to the publisher and keeps it in flight until it is settled.
-  void send(ClaimedBatch batch, std::chrono::steady_clock::time_point claimed_at);
+  void send(ClaimedBatch batch, std::chrono::steady_clock::time_point claimed_at, bool probe);
   void back_off(const ClaimAttempt& attempt, const std::stop_token& stop);
   void idle(const std::stop_token& stop);
   // After a mark or a parking claim committed (per-aggregate ordering).
@@ -114,12 +131,16 @@ class Worker {
   void settle_all();
   void settle_oldest();
   void await_reports(const InFlightBatch& batch);
+  // Tells the outage gate and the unknown-topic tracker what the batch's reports say, and turns
+  // the plan's unknown topics into deferrals or failures.
+  void consult_publish_health(const InFlightBatch& batch, SettlementPlan& plan);
   void report_deliveries(const InFlightBatch& batch, const SettlementPlan& plan);
   AppliedSettlement apply(const InFlightBatch& batch, const SettlementPlan& plan);
   void report_settlement(const InFlightBatch& batch, const SettlementPlan& plan,
                          const AppliedSettlement& applied);
   void report_mark(const InFlightBatch& batch, const AppliedWrite<MarkResult>& mark);
   void report_release(const InFlightBatch& batch, const AppliedWrite<LeaseUpdateResult>& release);
+  void report_deferral(const InFlightBatch& batch, const AppliedWrite<LeaseUpdateResult>& deferral);
   // Logs and counts the failure of the events at `indices` once the store says what it did.
   void report_failure(const InFlightBatch& batch, const std::vector<size_t>& indices,
                       const PublishFailure& failure,
@@ -138,6 +159,8 @@ class Worker {
   PollSchedule& polls_;
   HealthBoard& health_;
   const std::atomic<size_t>& batch_size_;
+  PublishHealth& publish_health_;
+  ByteBudget& bytes_;
   int empty_streak_ = 0;
   std::chrono::steady_clock::time_point streak_started_{};
   std::unique_ptr<ClaimStore> store_;

@@ -7,6 +7,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include "failpoint.hpp"
@@ -36,7 +37,8 @@ void Worker::settle_oldest() {
   const InFlightBatch batch = std::move(in_flight_.front());
   in_flight_.pop_front();
   await_reports(batch);
-  const SettlementPlan plan = classify_deliveries(batch.deliveries->outcomes());
+  SettlementPlan plan = classify_deliveries(batch.deliveries->outcomes());
+  consult_publish_health(batch, plan);
   report_deliveries(batch, plan);
   // Fault injection: the window between the broker's confirmation and the mark. "kill" dies
   // here; "error" drops the batch as a crashed worker would, leaving the rows to their lease.
@@ -47,6 +49,7 @@ void Worker::settle_oldest() {
     report_settlement(batch, plan, apply(batch, plan));
   }
   stats_.events_in_flight -= static_cast<int64_t>(batch.claim.events.size());
+  bytes_.release(batch.payload_bytes);
 }
 
 void Worker::await_reports(const InFlightBatch& batch) {
@@ -72,6 +75,36 @@ void Worker::await_reports(const InFlightBatch& batch) {
   }
 }
 
+void Worker::consult_publish_health(const InFlightBatch& batch, SettlementPlan& plan) {
+  const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
+  const auto now = steady_clock::now();
+  std::set<std::string> delivered_topics;
+  for (size_t i : plan.delivered)
+    delivered_topics.insert(outcomes[i].topic);
+  for (const std::string& topic : delivered_topics)
+    publish_health_.delivered_to(topic);
+  publish_health_.settled(plan.delivered.size(), plan.outage.size(),
+                          describe_outage(plan, outcomes), batch.probe, now);
+  // A topic unknown for less than its grace may be about to appear: retry without an attempt.
+  // Past the grace it is the event's own trouble: FAILED with the reason.
+  for (size_t i : plan.unknown_topic) {
+    const PublishHealth::UnknownTopicVerdict verdict =
+        publish_health_.unknown_topic(outcomes[i].topic, now);
+    if (!verdict.give_up) {
+      plan.deferred.push_back(i);
+      plan.defer_for = plan.defer_for.count() == 0 ? verdict.retry_in
+                                                   : std::min(plan.defer_for, verdict.retry_in);
+      continue;
+    }
+    plan.failures[PublishFailure{true, outcomes[i].error + " (topic " + outcomes[i].topic +
+                                           " unknown for " + format_pause(verdict.unknown_for) +
+                                           ", longer than relay.unknown_topic_grace " +
+                                           format_pause(publish_health_.unknown_topic_grace()) +
+                                           ")"}]
+        .push_back(i);
+  }
+}
+
 void Worker::report_deliveries(const InFlightBatch& batch, const SettlementPlan& plan) {
   const std::vector<OutboxEvent>& events = batch.claim.events;
   const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
@@ -90,6 +123,19 @@ void Worker::report_deliveries(const InFlightBatch& batch, const SettlementPlan&
     spdlog::info("event {} {} (topic {}): {}; back to PENDING, no attempt counted",
                  events[i].event_id, describe(outcomes[i].status), outcomes[i].topic,
                  outcomes[i].error);
+  }
+  // An outage fails thousands of events alike: one line per batch, each event at debug.
+  if (!plan.outage.empty()) {
+    spdlog::warn(
+        "worker {}: claim {}: {} events failed the cluster's way ({}), none of their "
+        "partitions got a delivery through: back to PENDING, no attempt counted: {}",
+        settings_.index, batch.claim.token.value(), plan.outage.size(),
+        describe_outage(plan, outcomes), some_ids(ids_at(events, plan.outage)));
+  }
+  for (size_t i : plan.deferred) {
+    spdlog::info("event {}: {} (topic {} not known yet); retrying in {}, no attempt counted",
+                 events[i].event_id, outcomes[i].error, outcomes[i].topic,
+                 format_pause(plan.defer_for));
   }
   if (plan.unconfirmed.empty()) return;
   stats_.deliveries_failed += plan.unconfirmed.size();
@@ -136,11 +182,22 @@ AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan
     if (marked) wake_successors(ids);
     applied.mark.emplace(AppliedWrite<MarkResult>{std::move(ids), std::move(marked)});
   }
-  if (!plan.released.empty()) {
+  if (!plan.released.empty() || !plan.outage.empty()) {
     std::vector<std::string> ids = ids_at(events, plan.released);
+    for (std::string& id : ids_at(events, plan.outage))
+      ids.push_back(std::move(id));
     Outcome<LeaseUpdateResult> released = retry_until(
         batch.lease_ends, "release", [&](ClaimStore& store) { return store.release(token, ids); });
     applied.release.emplace(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(released)});
+  }
+  if (!plan.deferred.empty()) {
+    std::vector<std::string> ids = ids_at(events, plan.deferred);
+    const DeliveryOutcome& first = batch.deliveries->outcomes()[plan.deferred.front()];
+    const std::string error = first.error + " (topic " + first.topic + " not known yet)";
+    Outcome<LeaseUpdateResult> deferred = retry_until(
+        batch.lease_ends, "defer",
+        [&](ClaimStore& store) { return store.defer(token, ids, plan.defer_for, error); });
+    applied.deferral.emplace(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(deferred)});
   }
   for (const auto& [stored, indices] : plan.failures) {
     std::vector<std::string> ids = ids_at(events, indices);
@@ -166,6 +223,7 @@ void Worker::report_settlement(const InFlightBatch& batch, const SettlementPlan&
     }
   }
   if (applied.release) report_release(batch, *applied.release);
+  if (applied.deferral) report_deferral(batch, *applied.deferral);
   auto recorded = applied.failures.begin();
   for (const auto& [failure, indices] : plan.failures)
     report_failure(batch, indices, failure, *recorded++);
@@ -209,6 +267,22 @@ void Worker::report_release(const InFlightBatch& batch,
   }
 }
 
+void Worker::report_deferral(const InFlightBatch& batch,
+                             const AppliedWrite<LeaseUpdateResult>& deferral) {
+  const std::string& claim = batch.claim.token.value();
+  if (!deferral.result) {
+    spdlog::error(
+        "worker {}: claim {}: could not defer {} events ({}); they are claimed again when "
+        "their lease ends: {}",
+        settings_.index, claim, deferral.ids.size(), deferral.result.error().message,
+        some_ids(deferral.ids));
+    return;
+  }
+  for (const std::string& id : deferral.result.value().no_longer_leased) {
+    spdlog::info("event {}: not deferred, claim {} no longer holds its lease", id, claim);
+  }
+}
+
 void Worker::report_failure(const InFlightBatch& batch, const std::vector<size_t>& indices,
                             const PublishFailure& failure,
                             const AppliedWrite<LeaseUpdateResult>& recorded) {
@@ -237,16 +311,16 @@ void Worker::report_failure(const InFlightBatch& batch, const std::vector<size_t
     if (failure.permanent) {
       ++stats_.events_failed;
       spdlog::error("event {} FAILED: {} (topic {}): {}; it stays FAILED until requeued",
-                    event.event_id, describe(outcome.status), outcome.topic, outcome.error);
+                    event.event_id, describe(outcome.status), outcome.topic, failure.error);
     } else if (attempt >= settings_.max_attempts) {
       ++stats_.events_failed;
       spdlog::error("event {} FAILED after {} attempts: {} (topic {}): {}", event.event_id, attempt,
-                    describe(outcome.status), outcome.topic, outcome.error);
+                    describe(outcome.status), outcome.topic, failure.error);
     } else {
       ++stats_.events_retrying;
       spdlog::info("event {} attempt {} of {}: {} (topic {}): {}; retrying after backoff",
                    event.event_id, attempt, settings_.max_attempts, describe(outcome.status),
-                   outcome.topic, outcome.error);
+                   outcome.topic, failure.error);
     }
   }
 }

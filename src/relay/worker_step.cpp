@@ -10,6 +10,9 @@ Step next_step(ClaimResult claim, bool batches_in_flight) {
     case ClaimResult::kBrokerDown:
     case ClaimResult::kFailed:
       return batches_in_flight ? Step::kSettleOldest : Step::kBackOff;
+    case ClaimResult::kBudgetSpent:
+      // Other batches hold the bytes and free them as they settle: poll, do not back off.
+      return batches_in_flight ? Step::kSettleOldest : Step::kIdle;
     case ClaimResult::kOnlyParked:
       return Step::kClaim;
     case ClaimResult::kNothing:

@@ -10,7 +10,8 @@ namespace outbox {
 enum class ClaimResult {
   kPipelineFull,  // not tried: pipeline_depth batches are in flight
   kDatabaseDown,  // not tried: no usable claim store (opening a new one failed)
-  kBrokerDown,    // not tried: the publisher says no broker answers
+  kBrokerDown,    // not tried: the publisher says no broker answers, or the outage gate waits
+  kBudgetSpent,   // not tried: the process's byte budget is in use by batches in flight
   kFailed,        // the claim transaction failed (not committed, or outcome unknown)
   kOnlyParked,    // leased nothing but parked rows behind older ones: rows behind those may be
                   // claimable, so look again

@@ -12,6 +12,17 @@ using outbox::test::run_command;
 
 namespace {
 
+// The build type this tree was configured with (CMAKE_BUILD_TYPE in its CMakeCache.txt).
+std::string build_type() {
+  const std::string cache =
+      outbox::test::read_text_file(std::string(OUTBOX_BINARY_DIR) + "/CMakeCache.txt");
+  const std::string entry = "\nCMAKE_BUILD_TYPE:STRING=";
+  const size_t at = cache.find(entry);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + entry.size();
+  return cache.substr(begin, cache.find('\n', begin) - begin);
+}
+
 // Builds the package into dir and returns its path. (One test case builds it once: cpack
 // installs the whole project, which is the slow part.)
 std::string build_package(const outbox::test::TempDir& dir) {
@@ -30,6 +41,10 @@ std::string build_package(const outbox::test::TempDir& dir) {
 }  // namespace
 
 TEST_CASE("cpack builds a .deb with the binaries, units, conffile and docs", "[package]") {
+  // What ships is what a packager builds: an optimised build without debug info
+  // (scripts/build.sh's default; a RelWithDebInfo or Debug tree would package other binaries).
+  INFO("package from a tree configured with -DCMAKE_BUILD_TYPE=Release, e.g. scripts/build.sh");
+  REQUIRE(build_type() == "Release");
   outbox::test::TempDir dir;
   const std::string deb = build_package(dir);
   CHECK(std::filesystem::path(deb).filename().string().rfind("outbox-relay_0.1.0_", 0) == 0);

@@ -1,15 +1,12 @@
 // notification-planner end to end over a real broker (the test broker, over TCP) and MariaDB:
-// duplicates really delivered and absorbed, a consumer group sharing 10k events, dead letters.
+// duplicates really delivered and absorbed, a consumer group sharing 10k events (the scenario
+// tests/kafka runs with a kill -9 on the real cluster), dead letters.
 // Messages are produced and read back with kcat; rows are checked with the mariadb CLI.
 #include <catch2/catch.hpp>
 
-#include <chrono>
-#include <iostream>
-#include <regex>
-
 #include "planner_process.hpp"
+#include "planner_scenarios.hpp"
 #include "poll.hpp"
-#include "relay_process.hpp"
 #include "test_database.hpp"
 #include "test_kafka.hpp"
 
@@ -31,10 +28,6 @@ const std::string& kDeadLetters = outbox::test::kOrderDeadLetterTopic;
 std::string order_payload(int order_id, int version = 1) {
   return "{\"order_id\": " + std::to_string(order_id) +
          ", \"version\": " + std::to_string(version) + "}";
-}
-
-long long rows(const TestDatabase& db, const std::string& table, const std::string& where = "1") {
-  return std::stoll(db.scalar("SELECT COUNT(*) FROM " + table + " WHERE " + where));
 }
 
 }  // namespace
@@ -67,7 +60,7 @@ TEST_CASE("the same event delivered 3 times: one consumed_event, one notificatio
   CHECK(planner.count(": applied, acknowledged") == 1);
   CHECK(planner.count(": already consumed by notification-planner (duplicate delivery)") == 2);
   CHECK(planner.count("drained: applied=1 duplicates=2 dead_lettered=0") == 1);
-  CHECK(rows(db, "consumed_event") == 1);
+  CHECK(db.count_rows("consumed_event") == 1);
   CHECK(db.query("SELECT event_id, order_id, source_version, status FROM notification_job") ==
         outbox::test::Rows{{id, "77", "2", "PENDING"}});
   // All three acknowledged.
@@ -78,62 +71,9 @@ TEST_CASE("the same event delivered 3 times: one consumed_event, one notificatio
 }
 
 TEST_CASE("two planners in one group share 10k events: 10k notification jobs", "[planner][group]") {
-  constexpr int kEvents = 10000;
-  TestDatabase db;
-  db.insert_order_accepted_events(kEvents, "group");
   TestBroker broker(3, 8, {kTopic, kDeadLetters});
-  PlannerProcess first(db, broker.bootstrap(), PlannerTestConfig{});
-  PlannerProcess second(db, broker.bootstrap(), PlannerTestConfig{});
-  // Both members own partitions before anything is published (8 partitions: 4 + 4).
-  REQUIRE(eventually([&] {
-    return first.count("assigned 4 partitions") >= 1 && second.count("assigned 4 partitions") >= 1;
-  }));
-  const auto started = std::chrono::steady_clock::now();
-  outbox::test::RelayTestConfig relay_settings;
-  relay_settings.instance_id = "group-relay";
-  outbox::test::RelayProcess relay(db, broker.bootstrap(), relay_settings);
-  REQUIRE(eventually([&] { return rows(db, "notification_job") == kEvents; }));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  outbox::test::stop_gracefully(relay);
-  first.stop_gracefully();
-  second.stop_gracefully();
-
-  CHECK(rows(db, "consumed_event") == kEvents);
-  CHECK(rows(db, "consumed_event", "consumer_name = 'notification-planner'") == kEvents);
-  // Every job belongs to its event: the order id and version from the event's payload.
-  CHECK(rows(db, "notification_job j JOIN outbox_event e ON e.event_id = j.event_id",
-             "j.order_id = CAST(e.aggregate_id AS SIGNED) AND j.source_version = 1 AND "
-             "j.status = 'PENDING'") == kEvents);
-  const std::regex applied("drained: applied=(\\d+) duplicates=(\\d+)");
-  const std::regex commits("drained: .* offset_commits=(\\d+)");
-  long long applied_total = 0;
-  long long commit_requests = 0;
-  for (PlannerProcess* planner : {&first, &second}) {
-    std::smatch match;
-    const std::string log = planner->log();
-    REQUIRE(std::regex_search(log, match, applied));
-    CHECK(std::stoll(match[1]) > 0);  // both took part
-    applied_total += std::stoll(match[1]);
-    std::smatch commit_match;
-    REQUIRE(std::regex_search(log, commit_match, commits));
-    commit_requests += std::stoll(commit_match[1]);
-  }
-  // Acknowledgements are committed together (consumer.commit_interval), not one request per
-  // message; the committed offsets below show none was lost.
-  CHECK(commit_requests * 10 < applied_total);
-  CHECK(applied_total == kEvents);
-  long long committed = 0;
-  for (const auto& [partition, offset] :
-       committed_offsets(broker.bootstrap(), "notification-planner", kTopic, 8)) {
-    committed += offset;
-  }
-  CHECK(committed == kEvents);
-  std::cout << "[figures] consumer group: " << kEvents << " events, 2 notification-planner "
-            << "processes, " << applied_total << " applied, " << rows(db, "notification_job")
-            << " jobs, " << commit_requests << " offset commit requests, " << seconds
-            << " s from relay start to the last job (" << static_cast<int>(kEvents / seconds)
-            << " events/s)\n";
+  outbox::test::run_two_planners_in_one_group(broker.bootstrap(), "mock cluster",
+                                              outbox::test::PlannerGroupScenario{});
 }
 
 TEST_CASE("dead letters: no or bad event_id, unreadable payload, the partition flows on",
@@ -157,7 +97,7 @@ TEST_CASE("dead letters: no or bad event_id, unreadable payload, the partition f
                     {"event_id=" + good, "event_type=ORDER_ACCEPTED"}, {order_payload(5)});
 
   PlannerProcess planner(db, broker.bootstrap(), PlannerTestConfig{});
-  REQUIRE(eventually([&] { return rows(db, "notification_job") == 1; }));
+  REQUIRE(eventually([&] { return db.count_rows("notification_job") == 1; }));
   REQUIRE(eventually([&] {
     return committed_offsets(broker.bootstrap(), "notification-planner", kTopic, 1).at(0) == 5;
   }));

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "child_process.hpp"
-#include "http_get.hpp"
+#include "http_scrape.hpp"
 #include "notify_socket.hpp"
 #include "poll.hpp"
 #include "relay_process.hpp"
@@ -27,30 +27,13 @@
 
 using namespace std::chrono_literals;
 using outbox::test::eventually;
+using outbox::test::http_get;
 using outbox::test::logged;
+using outbox::test::metric_sample;
 using outbox::test::RelayProcess;
 using outbox::test::RelayTestConfig;
 using outbox::test::TestBroker;
 using outbox::test::TestDatabase;
-
-namespace {
-
-using outbox::test::HttpAnswer;
-
-HttpAnswer get(int port, const std::string& path) {
-  return outbox::test::http_get(port, path);
-}
-
-// The value of one sample line ("name{labels} value") of a Prometheus exposition.
-double sample(const std::string& metrics, const std::string& series) {
-  std::istringstream lines(metrics);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
-  }
-  return -1;
-}
-
-}  // namespace
 
 TEST_CASE("metrics and health endpoints report a real run", "[operations]") {
   TestDatabase db;
@@ -59,42 +42,49 @@ TEST_CASE("metrics and health endpoints report a real run", "[operations]") {
   RelayProcess relay(db, broker.bootstrap(), RelayTestConfig{});
   const int port = relay.metrics_port();
   REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 300; }));
-  REQUIRE(eventually([&] { return get(port, "/readyz").status == 200; }));
-  CHECK(get(port, "/readyz").body == "ready\n");
-  CHECK(get(port, "/healthz").status == 200);
-  CHECK(get(port, "/healthz").body == "ok\n");
+  REQUIRE(eventually([&] { return http_get(port, "/readyz").status == 200; }));
+  CHECK(http_get(port, "/readyz").body == "ready\n");
+  CHECK(http_get(port, "/healthz").status == 200);
+  CHECK(http_get(port, "/healthz").body == "ok\n");
 
   // Backlog gauges come from a periodic query (1 s in tests): wait for one after the drain.
   std::string metrics;
   REQUIRE(eventually([&] {
-    metrics = get(port, "/metrics").body;
-    return sample(metrics, "outbox_relay_backlog_events{status=\"PENDING\"}") == 0 &&
-           sample(metrics, "outbox_relay_events_published_total") == 300;
+    metrics = http_get(port, "/metrics").body;
+    return metric_sample(metrics, "outbox_relay_backlog_events{status=\"PENDING\"}") == 0 &&
+           metric_sample(metrics, "outbox_relay_events_published_total") == 300;
   }));
-  CHECK(sample(metrics, "outbox_relay_events_claimed_total") == 300);
-  CHECK(sample(metrics, "outbox_relay_marks_refused_total") == 0);
-  CHECK(sample(metrics, "outbox_relay_events_in_flight") == 0);
-  CHECK(sample(metrics, "outbox_relay_ready") == 1);
-  CHECK(sample(metrics, "outbox_relay_draining") == 0);
-  CHECK(sample(metrics, "outbox_relay_backlog_events{status=\"FAILED\"}") == 0);
-  CHECK(sample(metrics, "outbox_relay_claim_duration_seconds_count") >= 1);
-  CHECK(sample(metrics, "outbox_relay_delivery_latency_seconds_count{stage=\"claim_to_ack\"}") ==
-        300);
-  CHECK(sample(metrics, "outbox_relay_delivery_latency_seconds_count{stage=\"created_to_ack\"}") ==
+  CHECK(metric_sample(metrics, "outbox_relay_events_claimed_total") == 300);
+  CHECK(metric_sample(metrics, "outbox_relay_marks_refused_total") == 0);
+  CHECK(metric_sample(metrics, "outbox_relay_events_in_flight") == 0);
+  CHECK(metric_sample(metrics, "outbox_relay_ready") == 1);
+  CHECK(metric_sample(metrics, "outbox_relay_draining") == 0);
+  CHECK(metric_sample(metrics, "outbox_relay_backlog_events{status=\"FAILED\"}") == 0);
+  CHECK(metric_sample(metrics, "outbox_relay_claim_duration_seconds_count") >= 1);
+  CHECK(metric_sample(
+            metrics, "outbox_relay_delivery_latency_seconds_count{stage=\"claim_to_ack\"}") == 300);
+  CHECK(metric_sample(metrics,
+                      "outbox_relay_delivery_latency_seconds_count{stage=\"created_to_ack\"}") ==
         300);
   CHECK(metrics.find("# TYPE outbox_relay_events_published_total counter") != std::string::npos);
+  // librdkafka's request counters (its statistics): exported from the start, 0 on a sound link.
+  CHECK(metric_sample(metrics, "outbox_relay_kafka_request_retries_total") == 0);
+  CHECK(metric_sample(metrics, "outbox_relay_kafka_request_timeouts_total") == 0);
+  CHECK(metric_sample(metrics, "outbox_relay_kafka_transmit_errors_total") >= 0);
+  CHECK(metric_sample(metrics, "outbox_relay_kafka_disconnects_total") >= 0);
   CHECK(metrics.find("outbox_relay_build_info{version=\"") != std::string::npos);
 
   // Broker gone: not ready any more (the relay cannot publish), still alive.
   broker.command("down all");
   db.insert_events(10, "metric-down");
-  REQUIRE(eventually([&] { return get(port, "/readyz").status == 503; }));
-  CHECK(get(port, "/readyz").body == "kafka unreachable or producer failed\n");
-  CHECK(get(port, "/healthz").status == 200);
+  REQUIRE(eventually([&] { return http_get(port, "/readyz").status == 503; }));
+  CHECK(http_get(port, "/readyz").body == "kafka unreachable or producer failed\n");
+  CHECK(http_get(port, "/healthz").status == 200);
   REQUIRE(eventually([&] {
-    metrics = get(port, "/metrics").body;
-    return sample(metrics, "outbox_relay_publish_failures_total{reason=\"_MSG_TIMED_OUT\"}") >= 1 ||
-           sample(metrics, "outbox_relay_broker_errors_total") >= 1;
+    metrics = http_get(port, "/metrics").body;
+    return metric_sample(metrics,
+                         "outbox_relay_publish_failures_total{reason=\"_MSG_TIMED_OUT\"}") >= 1 ||
+           metric_sample(metrics, "outbox_relay_broker_errors_total") >= 1;
   }));
   broker.command("up all");
   REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 310; }));
@@ -116,7 +106,7 @@ TEST_CASE("a worker waiting on a full producer queue stays healthy", "[operation
   settings.extra_metrics_settings = "  stall_timeout: 8s\n";
   RelayProcess relay(db, broker.bootstrap(), settings);
   const int port = relay.metrics_port();
-  REQUIRE(eventually([&] { return get(port, "/readyz").status == 200; }));
+  REQUIRE(eventually([&] { return http_get(port, "/readyz").status == 200; }));
   broker.command("rtt all 60000");  // the broker takes a minute to acknowledge anything
   db.insert_events(200, "queue", "order", 200);  // one event per aggregate: none parked
   REQUIRE(eventually([&] { return db.count("status = 'PUBLISHING'") == 200; }));

@@ -8,13 +8,12 @@
 
 #include <chrono>
 #include <iostream>
-#include <map>
-#include <set>
 
 #include "poll.hpp"
 #include "relay_process.hpp"
 #include "test_database.hpp"
 #include "test_kafka.hpp"
+#include "topic_checks.hpp"
 
 using namespace std::chrono_literals;
 using outbox::test::eventually;
@@ -53,16 +52,7 @@ RelayTestConfig ordered_relay(const std::string& name) {
 TEST_CASE("events of each aggregate reach Kafka in version order through faults",
           "[ordering][e2e]") {
   TestDatabase db;
-  // Version-major creation order, as writers committing versions one after another would.
-  db.exec(
-      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
-      "event_version, payload, status, created_at) SELECT CONCAT('ordv-', LPAD(seq, 31, '0')), "
-      "'order', CONCAT('agg-', (seq - 1) % " +
-      std::to_string(kAggregates) + "), 'ORDER_CHANGED', (seq - 1) DIV " +
-      std::to_string(kAggregates) +
-      " + 1, JSON_OBJECT('seq', seq), 'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + "
-      "INTERVAL seq MICROSECOND FROM seq_1_to_" +
-      std::to_string(kEvents));
+  db.insert_versioned_events("ordv", kAggregates, 1, kVersions);
   TestBroker broker(3, 8, {"outbox.order"});
 
   const auto started = std::chrono::steady_clock::now();
@@ -103,36 +93,14 @@ TEST_CASE("events of each aggregate reach Kafka in version order through faults"
 
   // Read back: per aggregate, versions in log order (one partition per key).
   const auto records = outbox::test::read_topic(broker.bootstrap(), "outbox.order");
-  std::map<std::string, std::vector<std::pair<long long, int>>> log_of;  // offset, version
-  std::map<std::string, std::set<int>> partitions_of;
-  for (const auto& record : records) {
-    log_of[record.key].emplace_back(record.offset, std::stoi(record.headers.at("event_version")));
-    partitions_of[record.key].insert(record.partition);
-  }
-  REQUIRE(log_of.size() == kAggregates);
-  int reordered = 0;
-  long long duplicates = 0;
-  for (auto& [aggregate, entries] : log_of) {
-    REQUIRE(partitions_of[aggregate].size() == 1);
-    std::sort(entries.begin(), entries.end());
-    std::vector<int> first_occurrences;
-    std::set<int> seen;
-    for (const auto& [offset, version] : entries) {
-      if (seen.insert(version).second) {
-        first_occurrences.push_back(version);
-      } else {
-        ++duplicates;
-      }
-    }
-    std::vector<int> expected(kVersions);
-    for (int v = 0; v < kVersions; ++v)
-      expected[static_cast<size_t>(v)] = v + 1;
-    if (first_occurrences != expected) {
-      ++reordered;
-      UNSCOPED_INFO(aggregate << " first occurrences out of order");
-    }
-  }
-  CHECK(reordered == 0);
+  const outbox::test::VersionOrder order = outbox::test::version_order(records, kVersions);
+  INFO("out of order: " << outbox::test::first_few(order.reordered));
+  CHECK(order.aggregates == kAggregates);
+  CHECK(order.split.empty());
+  CHECK(order.incomplete.empty());
+  CHECK(order.inversions == 0);
+  const long long duplicates = order.duplicates;
+  const size_t reordered = order.reordered.size();
   CHECK(static_cast<long long>(records.size()) == kEvents + duplicates);
   std::cout << "[figures] ordering: " << kEvents << " events (" << kAggregates << " aggregates x "
             << kVersions << " versions), 3 relays x 2 workers, " << error_bursts

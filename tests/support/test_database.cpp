@@ -57,7 +57,11 @@ std::string TestDatabase::scalar(const std::string& sql) const {
 }
 
 long long TestDatabase::count(const std::string& where_sql) const {
-  return std::stoll(scalar("SELECT COUNT(*) FROM outbox_event WHERE " + where_sql));
+  return count_rows("outbox_event", where_sql);
+}
+
+long long TestDatabase::count_rows(const std::string& table, const std::string& where_sql) const {
+  return std::stoll(scalar("SELECT COUNT(*) FROM " + table + " WHERE " + where_sql));
 }
 
 std::string mysql_section_yaml(const TestDatabase& db, int port) {
@@ -84,6 +88,22 @@ void TestDatabase::insert_events(int n, const std::string& prefix,
       << "', CONCAT('agg-', seq % " << aggregates
       << "), 'ORDER_ACCEPTED', 1, JSON_OBJECT('seq', seq), 'PENDING', "
       << "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM seq_1_to_" << n;
+  exec(sql.str());
+}
+
+void TestDatabase::insert_versioned_events(const std::string& prefix, int aggregates,
+                                           int first_version, int last_version) const {
+  const size_t width = 36 - prefix.size() - 1;
+  const long long first = static_cast<long long>(first_version - 1) * aggregates + 1;
+  const long long last = static_cast<long long>(last_version) * aggregates;
+  std::ostringstream sql;
+  sql << "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+         "event_version, payload, status, created_at) "
+      << "SELECT CONCAT('" << prefix << "-', LPAD(seq, " << width << ", '0')), 'order', "
+      << "CONCAT('agg-', (seq - 1) % " << aggregates << "), 'ORDER_CHANGED', (seq - 1) DIV "
+      << aggregates << " + 1, JSON_OBJECT('seq', seq), 'PENDING', "
+      << "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM seq_" << first
+      << "_to_" << last;
   exec(sql.str());
 }
 

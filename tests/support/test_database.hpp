@@ -32,11 +32,20 @@ class TestDatabase {
   // The single value of a one-row, one-column query.
   std::string scalar(const std::string& sql) const;
   long long count(const std::string& where_sql) const;  // rows of outbox_event matching
+  // Rows of `table` (a table or a join) matching `where_sql`.
+  long long count_rows(const std::string& table, const std::string& where_sql = "1") const;
 
   // n PENDING events, ids "<prefix>-<000001..>" (36 chars wide), aggregate_id cycling over
   // `aggregates` values, created in id order.
   void insert_events(int n, const std::string& prefix, const std::string& aggregate_type = "order",
                      int aggregates = 100) const;
+  // Versions first_version..last_version of each of `aggregates` aggregates "agg-0".. of type
+  // order, version-major (every aggregate's version v before any v+1, as writers committing
+  // versions one after another would), PENDING, event type ORDER_CHANGED, payload {"seq": s}.
+  // Ids "<prefix>-<s>" as event_id(prefix, s) with s = (version - 1) * aggregates + a + 1, so
+  // successive calls for later versions continue the same sequence.
+  void insert_versioned_events(const std::string& prefix, int aggregates, int first_version,
+                               int last_version) const;
   // n PENDING ORDER_ACCEPTED events as the writer stores them: ids as insert_events, aggregate
   // id = order id = 1..n, payload {"order_id": i, "tenant_id": 1, "version": 1}.
   void insert_order_accepted_events(int n, const std::string& prefix) const;

@@ -33,6 +33,9 @@ std::string planner_binary() {
 std::string outboxctl_binary() {
   return OUTBOX_OUTBOXCTL_BIN;
 }
+std::string verify_binary() {
+  return OUTBOX_VERIFY_BIN;
+}
 std::string source_dir() {
   return OUTBOX_SOURCE_DIR;
 }

@@ -13,6 +13,7 @@ std::string test_broker_binary();
 std::string loadgen_binary();
 std::string planner_binary();
 std::string outboxctl_binary();
+std::string verify_binary();  // outbox-verify
 std::string source_dir();
 
 // The MariaDB server the test command started (scripts/local-mariadb.sh writes these

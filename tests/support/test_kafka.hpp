@@ -47,5 +47,6 @@ using harness::committed_offsets;
 using harness::KafkaRecord;
 using harness::produce_with_kcat;
 using harness::read_topic;
+using harness::topic_exists;
 
 }  // namespace outbox::test

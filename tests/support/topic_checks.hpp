@@ -20,6 +20,22 @@ struct TopicTally {
 
 TopicTally tally(const std::vector<harness::KafkaRecord>& records);
 
+// "a, b, c and 7 more" (at most `limit` named), for failure messages.
+std::string first_few(const std::vector<std::string>& items, size_t limit = 10);
+
+// Per-aggregate order on a topic (the key is the aggregate id, the event_version header its
+// version): for each aggregate, the versions in log order, counting only the first occurrence
+// of each (a re-publish may repeat an older version; it may not overtake a newer one).
+struct VersionOrder {
+  size_t aggregates = 0;
+  long long duplicates = 0;        // records repeating a version already seen for their aggregate
+  long long inversions = 0;        // first occurrences that come after a higher version's
+  std::vector<std::string> split;  // aggregates found on more than one partition
+  std::vector<std::string> reordered;   // aggregates with an inversion
+  std::vector<std::string> incomplete;  // aggregates missing one of the versions 1..`versions`
+};
+VersionOrder version_order(const std::vector<harness::KafkaRecord>& records, int versions);
+
 // CHECKs that every record is one of TestDatabase::insert_events(prefix, "order", aggregates)
 // as the relay sends it: topic outbox.order, key = aggregate id, value = payload, and the
 // event_id / event_type / event_version / aggregate_type headers.

@@ -4,6 +4,7 @@
 
 #include "claim_sql.hpp"
 #include "lease_token.hpp"
+#include "mysql_claim_store.hpp"
 
 namespace claim_sql = outbox::claim_sql;
 
@@ -167,6 +168,14 @@ TEST_CASE("each statement's binder sets every placeholder of its SQL", "[sql]") 
                     capacity) == placeholders_of(claim_sql::RecordRetriableFailure::sql));
     CHECK(bound_for(claim_sql::RecordPermanentFailure{.last_error = error, .owner = owner},
                     capacity) == placeholders_of(claim_sql::RecordPermanentFailure::sql));
+    CHECK(bound_for(claim_sql::RecordDeferral{.delay = 10s, .last_error = error, .owner = owner},
+                    capacity) == placeholders_of(claim_sql::RecordDeferral::sql));
+    CHECK(bound_for(claim_sql::ParkBehindFailed{}, capacity) ==
+          placeholders_of(claim_sql::ParkBehindFailed::sql));
+    CHECK(bound_for(claim_sql::CountLeaseExpiry{}, capacity) ==
+          placeholders_of(claim_sql::CountLeaseExpiry::sql));
+    CHECK(bound_for(claim_sql::FailUnsettled{.reason = error}, capacity) ==
+          placeholders_of(claim_sql::FailUnsettled::sql));
   }
   RecordedParameters scan;
   claim_sql::ScanLimit{500}.bind(scan);
@@ -205,4 +214,22 @@ TEST_CASE("binders set values in their SQL's order, ids padded with the last one
   RecordedParameters release;
   claim_sql::Release{.owner = owner}.bind(release, claim_sql::IdChunk{long_list, 2, 1, 1});
   CHECK(release.values == std::vector<std::string>{"e3", owner});
+}
+
+TEST_CASE("an error text is always storable as last_error", "[sql]") {
+  using outbox::kMaxLastErrorLength;
+  using outbox::storable_error;
+  CHECK(storable_error("MSG_TIMED_OUT: Local: Message timed out") ==
+        "MSG_TIMED_OUT: Local: Message timed out");
+  // Control characters and every non-ASCII byte (here a topic name in UTF-8) are escaped.
+  CHECK(storable_error("topic \xc3\xb6rder\n") == "topic \\xc3\\xb6rder\\x0a");
+  // A long text with a two-byte character right at the column's limit: cut before it, whole
+  // escapes only, never more than the column holds (before: cut inside the character, which a
+  // utf8mb4 column refuses, so the failure could never be recorded).
+  const std::string long_text = std::string(kMaxLastErrorLength - 1, 'e') + "\xc3\xa9" + "tail";
+  const std::string stored = storable_error(long_text);
+  CHECK(stored.size() <= kMaxLastErrorLength);
+  CHECK(stored == std::string(kMaxLastErrorLength - 1, 'e'));
+  for (const char c : storable_error(std::string(2000, '\xff')))
+    CHECK((c >= 0x20 && c < 0x7f));
 }

@@ -1,6 +1,7 @@
 // Durations and ${VAR} substitution: the building blocks of every config value.
 #include <catch2/catch.hpp>
 
+#include "config/byte_size.hpp"
 #include "config/duration.hpp"
 #include "config/env_substitution.hpp"
 
@@ -68,4 +69,21 @@ TEST_CASE("a value that is not a valid reference is never echoed: it may be a pa
     CHECK(result.error().message.find("hunter2") == std::string::npos);
     CHECK(result.error().message.find("ss word") == std::string::npos);
   }
+}
+
+TEST_CASE("sizes need a unit and print in their largest exact one", "[config]") {
+  using outbox::format_byte_size;
+  using outbox::parse_byte_size;
+  CHECK(parse_byte_size("64MiB") == 64ULL << 20);
+  CHECK(parse_byte_size("900KB") == 900000);
+  CHECK(parse_byte_size("1GiB") == 1ULL << 30);
+  CHECK(parse_byte_size("1000B") == 1000);
+  CHECK_FALSE(parse_byte_size("64"));
+  CHECK_FALSE(parse_byte_size("MiB"));
+  CHECK_FALSE(parse_byte_size("64 MiB"));
+  CHECK_FALSE(parse_byte_size("-1MiB"));
+  CHECK_FALSE(parse_byte_size("99999999999999999999GiB"));
+  CHECK(format_byte_size(64ULL << 20) == "64MiB");
+  CHECK(format_byte_size(1000000) == "1MB");
+  CHECK(format_byte_size(1500) == "1500B");
 }

@@ -124,7 +124,8 @@ TEST_CASE("extra copies on the topic go to the fault that left their claim unmar
   CHECK(found["e-mark"] == std::make_pair(CopyCause::kMarkAbandoned, 3));
   CHECK(found["e-retry"] == std::make_pair(CopyCause::kProducerRetry, 4));
 
-  const auto rows = outbox::verify::duplicates_by_fault_kind(evidence, account);
+  const auto rows = outbox::verify::duplicates_by_fault_kind(
+      evidence, account, outbox::verify::fault_kinds(outbox::verify::BrokerKind::kMock));
   CHECK(rows[static_cast<size_t>(FaultKind::kRelayKill)].broker_duplicates == 1);
   CHECK(rows[static_cast<size_t>(FaultKind::kLeaseShortened)].broker_duplicates == 1);
   CHECK(rows[static_cast<size_t>(FaultKind::kRelayConnectionKill)].broker_duplicates == 1);
@@ -201,4 +202,43 @@ TEST_CASE("a redelivery goes to the first fault after the apply, not the latest 
   REQUIRE(account.redeliveries.size() == 1);
   CHECK(account.redeliveries[0].cause == RedeliveryCause::kOffsetNotCommitted);
   CHECK(account.redeliveries[0].fault == 1);
+}
+
+TEST_CASE("on the real cluster a node's kill explains what its outage kept back", "[soak]") {
+  DuplicateEvidence evidence;
+  evidence.faults = {fault(1, FaultKind::kRelayKill, 5, 0),
+                     fault(2, FaultKind::kBrokerKill, 10, 2)};
+  evidence.published_by = {{"a", "r2/w0/c1"}};
+  evidence.relay.events = {
+      // Claim r1's produce was in flight when node 2 died, timed out ("maybe delivered"),
+      // and the broker had kept it.
+      relay_line(RelayEventStep::kClaimed, "a", "r1/w0/c1", 9),
+      relay_line(RelayEventStep::kNotDelivered, "a", "", 15),
+      relay_line(RelayEventStep::kClaimed, "a", "r2/w0/c1", 16),
+      relay_line(RelayEventStep::kDelivered, "a", "r2/w0/c1", 17, 0, 1),
+  };
+  evidence.topic = {copy("a", 0, 0, 9), copy("a", 0, 1, 17), copy("b", 1, 0, 9)};
+  // b: applied, then the group coordinator's node died before the offset commit landed.
+  evidence.attempts = {handled("consumer-1.1", HandleOutcome::kApplied, "b", 1, 0, 9),
+                       handled("consumer-1.1", HandleOutcome::kAlreadyConsumed, "b", 1, 0, 14)};
+  const auto account = outbox::verify::account_for_duplicates(evidence);
+  REQUIRE(account.copies.size() == 1);
+  CHECK(account.copies[0].cause == CopyCause::kDeliveryFailedButStored);
+  CHECK(account.copies[0].fault == 2);
+  REQUIRE(account.redeliveries.size() == 1);
+  CHECK(account.redeliveries[0].cause == RedeliveryCause::kOffsetNotCommitted);
+  CHECK(account.redeliveries[0].fault == 2);
+
+  const auto kinds = outbox::verify::fault_kinds(outbox::verify::BrokerKind::kReal);
+  const auto rows = outbox::verify::duplicates_by_fault_kind(evidence, account, kinds);
+  REQUIRE(rows.size() == kinds.size() + 1);
+  std::map<std::string, outbox::verify::DuplicatesRow> by_kind;
+  for (const auto& row : rows)
+    by_kind[row.fault_kind] = row;
+  CHECK(by_kind.count("broker_request_errors") == 0);  // not a kind of the real cluster
+  CHECK(by_kind["broker_kill"].injected == 1);
+  CHECK(by_kind["broker_kill"].broker_duplicates == 1);
+  CHECK(by_kind["broker_kill"].consumer_redeliveries == 1);
+  CHECK(by_kind["relay_kill"].injected == 1);
+  CHECK(rows.back().fault_kind == "unattributed");
 }

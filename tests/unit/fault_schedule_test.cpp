@@ -2,6 +2,7 @@
 // target an earlier one still holds down.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -37,7 +38,8 @@ TEST_CASE("every fault kind occurs, the restart exactly as often as asked", "[so
     std::map<FaultKind, int> kinds;
     for (const Fault& fault : schedule)
       ++kinds[fault.kind];
-    CHECK(kinds.size() == static_cast<size_t>(outbox::verify::kFaultKinds));
+    CHECK(kinds.size() == outbox::verify::fault_kinds(outbox::verify::BrokerKind::kMock).size());
+    CHECK(kinds.count(FaultKind::kBrokerKill) == 0);  // the mock has no node to kill
     CHECK(kinds[FaultKind::kMariadbRestart] == 1);
     for (size_t i = 0; i < schedule.size(); ++i) {
       CHECK(schedule[i].index == static_cast<int>(i) + 1);
@@ -50,6 +52,43 @@ TEST_CASE("every fault kind occurs, the restart exactly as often as asked", "[so
   for (const Fault& fault : make_schedule(5, small))
     kinds.insert(fault.kind);
   CHECK(kinds.size() == 9);
+}
+
+TEST_CASE("on the real cluster a node is killed instead of requests failing", "[soak]") {
+  using outbox::verify::BrokerKind;
+  const std::vector<FaultKind> real = outbox::verify::fault_kinds(BrokerKind::kReal);
+  CHECK(real.size() == outbox::verify::fault_kinds(BrokerKind::kMock).size());
+  CHECK(std::count(real.begin(), real.end(), FaultKind::kBrokerKill) == 1);
+  CHECK(std::count(real.begin(), real.end(), FaultKind::kBrokerRequestErrors) == 0);
+  for (const uint64_t seed : {1ULL, 7ULL, 20261129ULL}) {
+    ScheduleShape shape;
+    shape.broker = BrokerKind::kReal;
+    shape.faults = 20;
+    const std::vector<Fault> schedule = make_schedule(seed, shape);
+    REQUIRE(schedule.size() == 20);
+    std::set<FaultKind> kinds;
+    double broker_free_at = 0;
+    for (const Fault& fault : schedule) {
+      INFO(describe(fault));
+      kinds.insert(fault.kind);
+      if (fault.kind == FaultKind::kBrokerKill) {
+        CHECK(fault.target >= 1);  // one node, never all three
+        CHECK(fault.target <= 3);
+        CHECK(describe(fault).find("broker_kill node " + std::to_string(fault.target) +
+                                   ", restarted after ") != std::string::npos);
+      }
+      const bool broker = fault.kind == FaultKind::kBrokerKill ||
+                          fault.kind == FaultKind::kBrokerDown ||
+                          fault.kind == FaultKind::kLeaseShortened;
+      if (broker) {
+        // A killed node is back (its restart allowed for) before the next broker fault.
+        CHECK(fault.at_s >= broker_free_at);
+        broker_free_at =
+            fault.at_s + fault.duration_s + (fault.kind == FaultKind::kBrokerKill ? 12.0 : 0.0);
+      }
+    }
+    CHECK(kinds == std::set<FaultKind>(real.begin(), real.end()));
+  }
 }
 
 TEST_CASE("no fault hits a process still down, nothing touches the database while it restarts",

@@ -35,6 +35,27 @@ TEST_CASE("outbox-verify parses the windows and the soak commands", "[verify-cli
   CHECK(soak->soak->faults == 30);
   CHECK(soak->soak->relays == 3);
   CHECK(soak->soak->consumers == 2);
+  CHECK(soak->soak->common.kafka == outbox::verify::BrokerKind::kMock);  // the default
+}
+
+TEST_CASE("outbox-verify runs on the mock cluster unless told --kafka real", "[verify-cli]") {
+  std::string error;
+  auto windows =
+      parse({"--kafka", "real", "--kafka-script", "/opt/outbox/kafka-cluster.sh"}, error);
+  REQUIRE(windows);
+  REQUIRE(windows->windows);
+  CHECK(windows->windows->common.kafka == outbox::verify::BrokerKind::kReal);
+  CHECK(windows->windows->common.kafka_script == "/opt/outbox/kafka-cluster.sh");
+  auto soak = parse({"soak", "--kafka", "real"}, error);
+  REQUIRE(soak);
+  REQUIRE(soak->soak);
+  CHECK(soak->soak->common.kafka == outbox::verify::BrokerKind::kReal);
+  CHECK(soak->soak->common.kafka_script.empty());
+  auto mock = parse({"--kafka", "mock"}, error);
+  REQUIRE(mock);
+  CHECK(mock->windows->common.kafka == outbox::verify::BrokerKind::kMock);
+  CHECK_FALSE(parse({"--kafka", "redpanda"}, error));
+  CHECK(error == "--kafka: invalid value \"redpanda\"");
 }
 
 TEST_CASE("outbox-verify names the bad argument", "[verify-cli]") {

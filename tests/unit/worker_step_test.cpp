@@ -78,3 +78,40 @@ TEST_CASE("a batch the broker confirmed entirely has nothing else to do", "[work
   CHECK(plan.released.empty());
   CHECK(plan.failures.empty());
 }
+
+TEST_CASE("the cluster's trouble counts an attempt only where others of the partition got through",
+          "[worker-step]") {
+  const auto at = [](DeliveryOutcome outcome, const char* topic, int32_t partition) {
+    outcome.topic = topic;
+    outcome.partition = partition;
+    return outcome;
+  };
+  const auto timed_out = failed(DeliveryStatus::kMaybeDelivered, RD_KAFKA_RESP_ERR__MSG_TIMED_OUT);
+  const auto no_replicas =
+      failed(DeliveryStatus::kNotDelivered, RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS);
+  const std::vector<DeliveryOutcome> outcomes{
+      at(delivered(), "t", 0),
+      at(timed_out, "t", 0),    // alone in failing on partition 0: its own attempt
+      at(no_replicas, "t", 1),  // partition 1 got nothing through: an outage
+      at(no_replicas, "t", 1),
+      at(timed_out, "u", -1),  // no partition, and nothing of topic u delivered
+      at(timed_out, "t", -1),  // no partition, but topic t delivered
+      at(failed(DeliveryStatus::kNotDelivered, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART), "x", 0),
+  };
+  const outbox::SettlementPlan plan = outbox::classify_deliveries(outcomes);
+  CHECK(plan.delivered == std::vector<size_t>{0});
+  CHECK(plan.outage == std::vector<size_t>{2, 3, 4});
+  CHECK(plan.unknown_topic == std::vector<size_t>{6});
+  CHECK(plan.released.empty());
+  CHECK(plan.failures == std::map<PublishFailure, std::vector<size_t>>{
+                             {PublishFailure{false, "_MSG_TIMED_OUT"}, {1, 5}}});
+}
+
+TEST_CASE("an outage that hits a whole batch counts nothing", "[worker-step]") {
+  const auto no_replicas =
+      failed(DeliveryStatus::kNotDelivered, RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS);
+  const outbox::SettlementPlan plan =
+      outbox::classify_deliveries({no_replicas, no_replicas, no_replicas});
+  CHECK(plan.outage == std::vector<size_t>{0, 1, 2});
+  CHECK(plan.failures.empty());
+}

@@ -4,6 +4,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -39,9 +40,11 @@ class ScriptedStore final : public outbox::ClaimStore {
     }
   }
 
-  Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, outbox::Micros) override {
+  Outcome<ClaimedBatch> claim(const LeaseToken& token, size_t limit, outbox::Micros,
+                              const outbox::PayloadAllowance&) override {
     std::lock_guard lock(mutex);
     ++claims;
+    claim_limits.push_back(limit);
     ClaimedBatch batch(token);
     while (!pending.empty() && batch.events.size() < limit) {
       batch.events.push_back(pending.front());
@@ -71,6 +74,14 @@ class ScriptedStore final : public outbox::ClaimStore {
                                      const std::vector<std::string>& ids) override {
     std::lock_guard lock(mutex);
     released.insert(released.end(), ids.begin(), ids.end());
+    if (requeue_released) {
+      for (const std::string& id : ids) {
+        OutboxEvent event;
+        event.event_id = id;
+        event.aggregate_id = "a";
+        pending.push_back(event);
+      }
+    }
     return LeaseUpdateResult{ids.size(), {}};
   }
   Outcome<LeaseUpdateResult> record_failure(const LeaseToken&, const std::vector<std::string>& ids,
@@ -80,10 +91,27 @@ class ScriptedStore final : public outbox::ClaimStore {
       (failure.permanent ? failed : retrying)[id] = failure.error;
     return LeaseUpdateResult{ids.size(), {}};
   }
+  Outcome<LeaseUpdateResult> defer(const LeaseToken&, const std::vector<std::string>& ids,
+                                   outbox::Micros delay, const std::string& error) override {
+    std::lock_guard lock(mutex);
+    for (const std::string& id : ids) {
+      deferred[id] = error;
+      // Due again at once for the test: the row goes back to the pending queue.
+      OutboxEvent event;
+      event.event_id = id;
+      event.aggregate_id = "a";
+      pending.push_back(event);
+    }
+    last_defer = delay;
+    return LeaseUpdateResult{ids.size(), {}};
+  }
   Outcome<size_t> wake_successors(const std::vector<std::string>&) override { return size_t{0}; }
   bool known_broken() const override { return false; }
 
   std::mutex mutex;
+  std::map<std::string, std::string> deferred;
+  outbox::Micros last_defer{};
+  std::vector<size_t> claim_limits;
   std::map<std::string, std::string> failed;
   std::map<std::string, std::string> retrying;
   std::deque<OutboxEvent> pending;
@@ -92,6 +120,7 @@ class ScriptedStore final : public outbox::ClaimStore {
   std::set<std::string> lost;
   int mark_failures = 0;
   int claims = 0;
+  bool requeue_released = false;  // released rows are claimable again, as in the database
 };
 
 // Deliveries whose reports arrive when the test opens the gate (or at once if open).
@@ -116,16 +145,23 @@ class GatedDeliveries final : public outbox::InFlightDeliveries {
 class ScriptedPublisher final : public outbox::Publisher {
  public:
   std::unique_ptr<outbox::InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
+                                                   std::chrono::steady_clock::time_point,
                                                    const std::function<void()>&) override {
     std::lock_guard lock(mutex);
     std::vector<DeliveryOutcome> outcomes;
     for (const OutboxEvent& event : events) {
       DeliveryOutcome outcome;
+      outcome.topic = topic;
       const auto scripted = status_of.find(event.event_id);
       outcome.status = scripted == status_of.end() ? DeliveryStatus::kDelivered : scripted->second;
       if (const auto code = error_of.find(event.event_id); code != error_of.end()) {
         outcome.error_code = code->second;
         outcome.error = rd_kafka_err2name(code->second);
+      }
+      if (const rd_kafka_resp_err_t all = fail_all.load(); all != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        outcome.status = DeliveryStatus::kNotDelivered;
+        outcome.error_code = all;
+        outcome.error = rd_kafka_err2name(all);
       }
       outcomes.push_back(outcome);
       sent.push_back(event.event_id);
@@ -135,7 +171,10 @@ class ScriptedPublisher final : public outbox::Publisher {
   }
   bool ready() override { return is_ready.load(); }
   void abandon_in_flight() override {}
+  std::chrono::microseconds delivery_timeout() const override { return 1s; }
 
+  std::atomic<rd_kafka_resp_err_t> fail_all{RD_KAFKA_RESP_ERR_NO_ERROR};  // every event fails so
+  std::string topic = "t";
   std::mutex mutex;
   std::map<std::string, DeliveryStatus> status_of;
   std::map<std::string, rd_kafka_resp_err_t> error_of;
@@ -146,7 +185,12 @@ class ScriptedPublisher final : public outbox::Publisher {
 };
 
 struct Harness {
-  explicit Harness(int events, size_t batch = 10) : store(new ScriptedStore(events)) {
+  // Probes of 3 events, 1-2 ms apart, unless the test says otherwise.
+  explicit Harness(int events, size_t batch = 10,
+                   outbox::PublishHealth::Settings health_settings = {.probe_events = 3,
+                                                                      .probe_interval_initial = 1ms,
+                                                                      .probe_interval_max = 2ms})
+      : store(new ScriptedStore(events)), publish_health(health_settings) {
     settings.claimant = "test";
     batch_size.store(batch);
     settings.backoff_initial = 1ms;
@@ -159,7 +203,8 @@ struct Harness {
           if (!store) return outbox::Error{"store already handed out"};
           return std::unique_ptr<outbox::ClaimStore>(std::move(store));
         },
-        outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size});
+        outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health,
+                             bytes});
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -178,6 +223,8 @@ struct Harness {
   outbox::PollSchedule polls{1ms, 2ms};
   outbox::HealthBoard health{1};
   std::atomic<size_t> batch_size{10};
+  outbox::PublishHealth publish_health;
+  outbox::ByteBudget bytes{64 << 20};
   std::stop_source stop;
   std::unique_ptr<outbox::Worker> worker;
   std::jthread thread;
@@ -295,4 +342,72 @@ TEST_CASE("a worker waiting for delivery reports keeps its health ticking", "[wo
   h.publisher.gate->store(true);
   h.stop_and_join();
   CHECK(h.stats.events_published.load() == 5);
+}
+
+TEST_CASE("an outage counts no attempt, pauses claims to small probes, and ends on its own",
+          "[worker]") {
+  Harness h(40, 10);
+  h.store->requeue_released = true;
+  h.settings.max_attempts = 2;
+  h.publisher.fail_all = RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS;
+  h.start();
+  // Every batch fails alike: the gate pauses claims and lets probes of 3 through.
+  REQUIRE(outbox::test::eventually([&] { return h.publish_health.outages_total() == 1; }));
+  REQUIRE(outbox::test::eventually([&] {
+    std::lock_guard lock(h.store_view->mutex);
+    return std::count(h.store_view->claim_limits.begin(), h.store_view->claim_limits.end(), 3) >= 5;
+  }));
+  CHECK(h.publish_health.outage(std::chrono::steady_clock::now()).has_value());
+  {
+    std::lock_guard lock(h.store_view->mutex);
+    CHECK(h.store_view->retrying.empty());  // many more failures than max_attempts: none counted
+    CHECK(h.store_view->failed.empty());
+    CHECK(h.store_view->released.size() > 40);  // every event at least once, some many times
+  }
+  CHECK(h.stats.events_retrying.load() == 0);
+  CHECK(h.stats.events_failed.load() == 0);
+  // The cluster recovers: a probe gets through, claims are full again, everything publishes.
+  h.publisher.fail_all = RD_KAFKA_RESP_ERR_NO_ERROR;
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 40; }));
+  CHECK_FALSE(h.publish_health.outage(std::chrono::steady_clock::now()).has_value());
+  {
+    std::lock_guard lock(h.store_view->mutex);
+    CHECK(h.store_view->claim_limits.back() == 10);
+  }
+  h.stop_and_join();
+}
+
+TEST_CASE("a topic not known yet is retried without attempts within its grace, FAILED after",
+          "[worker]") {
+  SECTION("within the grace") {
+    Harness h(5, 10);
+    h.publisher.status_of["e2"] = DeliveryStatus::kNotDelivered;
+    h.publisher.error_of["e2"] = RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+    h.start();
+    REQUIRE(outbox::test::eventually([&] {
+      std::lock_guard lock(h.store_view->mutex);
+      return h.store_view->deferred.count("e2") == 1;
+    }));
+    h.stop_and_join();
+    std::lock_guard lock(h.store_view->mutex);
+    CHECK(h.store_view->deferred.at("e2") == "_UNKNOWN_TOPIC (topic t not known yet)");
+    CHECK(h.store_view->failed.empty());
+    CHECK(h.store_view->retrying.empty());
+    CHECK(h.store_view->last_defer >= 1s);
+  }
+  SECTION("past the grace") {
+    Harness h(5, 10, outbox::PublishHealth::Settings{.unknown_topic_grace = outbox::Micros(0)});
+    h.publisher.status_of["e2"] = DeliveryStatus::kNotDelivered;
+    h.publisher.error_of["e2"] = RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+    h.start();
+    REQUIRE(outbox::test::eventually([&] { return h.stats.events_failed.load() == 1; }));
+    h.stop_and_join();
+    std::lock_guard lock(h.store_view->mutex);
+    REQUIRE(h.store_view->failed.count("e2") == 1);
+    INFO(h.store_view->failed.at("e2"));
+    CHECK(h.store_view->failed.at("e2").rfind("_UNKNOWN_TOPIC (topic t unknown for ", 0) == 0);
+    CHECK(h.store_view->failed.at("e2").find(", longer than relay.unknown_topic_grace ") !=
+          std::string::npos);
+    CHECK(h.store_view->deferred.empty());
+  }
 }

@@ -6,7 +6,12 @@ namespace outbox {
 
 std::string ConfigProblem::to_string() const {
   std::string out = file;
-  if (line > 0) out += ":" + std::to_string(line);
+  // Appended piece by piece: GCC 12 at -O2/-O3 reports a false -Wrestrict inside
+  // `"literal" + std::string&&` (GCC PR 105651), and -Werror builds must not trip on it.
+  if (line > 0) {
+    out += ':';
+    out += std::to_string(line);
+  }
   out += ": ";
   if (!key_path.empty()) out += key_path + ": ";
   out += what;

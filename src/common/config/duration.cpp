@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <ranges>
 #include <utility>
 
 namespace outbox {
@@ -47,9 +48,9 @@ std::optional<Micros> parse_duration(std::string_view text) {
 
 std::string format_duration(Micros value) {
   const int64_t us = value.count();
-  for (auto it = kUnits.rbegin(); it != kUnits.rend(); ++it) {
-    if (us != 0 && us % it->micros == 0) {
-      return std::to_string(us / it->micros) + std::string(it->suffix);
+  for (const Unit& unit : std::views::reverse(kUnits)) {
+    if (us != 0 && us % unit.micros == 0) {
+      return std::to_string(us / unit.micros) + std::string(unit.suffix);
     }
   }
   return us == 0 ? "0s" : std::to_string(us) + "us";

@@ -1,5 +1,7 @@
 #include "config/yaml_section.hpp"
 
+#include "config/byte_size.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -50,21 +52,17 @@ std::string quoted(const std::string& text) {
 
 }  // namespace
 
-YamlSection::YamlSection(YAML::Node node, std::string path, int line,
+YamlSection::YamlSection(const YAML::Node& node, std::string path, int line,
                          ConfigDiagnostics& diagnostics, const EnvLookup& env)
-    : node_(std::move(node)),
-      path_(std::move(path)),
-      line_(line),
-      diagnostics_(&diagnostics),
-      env_(&env) {}
+    : node_(node), path_(std::move(path)), line_(line), diagnostics_(&diagnostics), env_(&env) {}
 
 YAML::Node YamlSection::child(const std::string& key) const {
-  if (!node_.IsMap()) return YAML::Node();
+  if (!node_.IsMap()) return {};
   // Iterate instead of node_[key]: operator[] on a non-const node would insert the key.
   for (const auto& entry : node_) {
     if (entry.first.IsScalar() && entry.first.Scalar() == key) return entry.second;
   }
-  return YAML::Node();
+  return {};
 }
 
 bool YamlSection::has(const std::string& key) const {
@@ -158,6 +156,24 @@ Micros YamlSection::duration(const std::string& key, Micros fallback, Micros min
   }
   if (*value < min || *value > max) {
     problem(key, "must be between " + format_duration(min) + " and " + format_duration(max) +
+                     ", got " + *text);
+    return fallback;
+  }
+  return *value;
+}
+
+uint64_t YamlSection::byte_size(const std::string& key, uint64_t fallback, uint64_t min,
+                                uint64_t max) {
+  const std::optional<std::string> text = scalar(key, "a size");
+  if (!text) return fallback;
+  const std::optional<uint64_t> value = parse_byte_size(*text);
+  if (!value) {
+    problem(key, "must be a size like 64MiB or 900KB (units B, KB, MB, GB, KiB, MiB, GiB), got " +
+                     quoted(*text));
+    return fallback;
+  }
+  if (*value < min || *value > max) {
+    problem(key, "must be between " + format_byte_size(min) + " and " + format_byte_size(max) +
                      ", got " + *text);
     return fallback;
   }
@@ -266,7 +282,7 @@ YamlSection YamlSection::section(const std::string& key) {
     problem(key, std::string("must be a mapping, got ") + kind_of(value));
     value = YAML::Node();
   }
-  return YamlSection(value, path_of(key), line, *diagnostics_, *env_);
+  return {value, path_of(key), line, *diagnostics_, *env_};
 }
 
 void YamlSection::reject_unknown_keys() {

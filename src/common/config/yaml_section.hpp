@@ -28,7 +28,7 @@ struct ScalarAt {
 // through ${VAR} substitution before they are typed.
 class YamlSection {
  public:
-  YamlSection(YAML::Node node, std::string path, int line, ConfigDiagnostics& diagnostics,
+  YamlSection(const YAML::Node& node, std::string path, int line, ConfigDiagnostics& diagnostics,
               const EnvLookup& env);
 
   std::string string(const std::string& key, const std::string& fallback);
@@ -36,6 +36,8 @@ class YamlSection {
   std::string required_string(const std::string& key);
   int64_t integer(const std::string& key, int64_t fallback, int64_t min, int64_t max);
   Micros duration(const std::string& key, Micros fallback, Micros min, Micros max);
+  // A size with a unit (byte_size.hpp), within [min, max].
+  uint64_t byte_size(const std::string& key, uint64_t fallback, uint64_t min, uint64_t max);
   // A retry pause that grows from `initial_key` up to `max_key`: two durations, each within
   // [min, its highest], and the ceiling not shorter than the start (an error on `max_key`).
   struct DurationRange {

@@ -1,7 +1,7 @@
 #include "harness/child_process.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill, sigset_t
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,7 +1,6 @@
 #include "harness/daemon_process.hpp"
 
-#include <signal.h>
-
+#include <csignal>
 #include <fstream>
 
 #include "failpoint.hpp"

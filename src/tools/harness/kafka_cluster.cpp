@@ -33,7 +33,10 @@ KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir, Wi
   std::string advertised;
   for (int node = 1; wiring == Wiring::kProxied && node <= kNodes; ++node) {
     proxies_.push_back(std::make_unique<TcpProxy>());
-    advertised += (node > 1 ? "," : "") + std::to_string(proxies_.back()->port());
+    // Appended piece by piece: `"literal" + std::string&&` trips GCC 12's false -Wrestrict
+    // at -O2 and above (GCC PR 105651).
+    if (node > 1) advertised += ',';
+    advertised += std::to_string(proxies_.back()->port());
   }
   const CommandResult started =
       run_command({"env", "OUTBOX_KAFKA_ADVERTISED_PORTS=" + advertised, script_, "start", dir_});
@@ -86,6 +89,10 @@ void KafkaCluster::create_topic(const std::string& topic, int partitions,
   run(args);
 }
 
+void KafkaCluster::create_topic_led_by(const std::string& topic, int partitions, int node) const {
+  run({"create-topic", dir_, topic, std::to_string(partitions), "--leader", std::to_string(node)});
+}
+
 int KafkaCluster::leader(const std::string& topic, int partition) const {
   return std::stoi(run({"leader", dir_, topic, std::to_string(partition)}));
 }
@@ -98,8 +105,19 @@ void KafkaCluster::start_node(int node) const {
   run({"start-node", dir_, std::to_string(node)});
 }
 
+void KafkaCluster::start_nodes(const std::vector<int>& nodes) const {
+  std::vector<std::string> args{"start-node", dir_};
+  for (const int node : nodes)
+    args.push_back(std::to_string(node));
+  run(args);
+}
+
 void KafkaCluster::wait_leaders(const std::string& topic) const {
   run({"wait-leaders", dir_, topic});
+}
+
+void KafkaCluster::wait_in_sync(const std::string& topic) const {
+  run({"wait-isr", dir_, topic});
 }
 
 std::string KafkaCluster::node_log(int node) const {

@@ -38,13 +38,21 @@ class KafkaCluster {
   // Replication factor 3; returns once every partition has a leader. `configs`: "key=value".
   void create_topic(const std::string& topic, int partitions,
                     const std::vector<std::string>& configs = {}) const;
+  // The same, with node 1..3 first among every partition's replicas: it leads them all, so
+  // one kill or one cut wire hits every partition a test writes.
+  void create_topic_led_by(const std::string& topic, int partitions, int node) const;
   // The node leading the partition now, asked of the cluster (-1: none).
   int leader(const std::string& topic, int partition) const;
   // kill -9 of node 1..3 (its data stays), and its restart: returns once it serves clients.
   void kill_node(int node) const;
   void start_node(int node) const;
+  // Starts several at once (two of three down: neither can serve alone without the other).
+  void start_nodes(const std::vector<int>& nodes) const;
   // Waits until every partition of topic has a leader again (after a kill or restart).
   void wait_leaders(const std::string& topic) const;
+  // Waits until every replica of every partition of topic is in sync (a restarted node has
+  // caught up), so that the next kill leaves min.insync.replicas in sync.
+  void wait_in_sync(const std::string& topic) const;
   // The proxy in front of node 1..3's client listener (Wiring::kProxied only).
   TcpProxy& proxy(int node) { return *proxies_.at(static_cast<size_t>(node - 1)); }
   // The node's log (server.log).

@@ -49,6 +49,17 @@ std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::str
   return records;
 }
 
+bool topic_exists(const std::string& bootstrap, const std::string& topic) {
+  const CommandResult metadata = run_command({"kcat", "-L", "-b", bootstrap, "-t", topic, "-J"});
+  if (metadata.status != 0) throw std::runtime_error("kcat -L failed: " + metadata.err);
+  const CommandResult verdict =
+      run_command({"jq", "-e", "--arg", "t", topic,
+                   "[.topics[] | select(.topic == $t and .error == null and "
+                   "(.partitions | length) > 0)] | length == 1"},
+                  metadata.out);
+  return verdict.status == 0;
+}
+
 void produce_with_kcat(const std::string& bootstrap, const std::string& topic, int partition,
                        const std::string& key, const std::vector<std::string>& headers,
                        const std::vector<std::string>& payloads) {

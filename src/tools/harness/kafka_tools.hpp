@@ -20,6 +20,10 @@ struct KafkaRecord {
 // Every record of `topic` from the beginning, read with kcat.
 std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::string& topic);
 
+// Whether the cluster has `topic` with at least one partition, asked with kcat -L (an
+// independent client; a metadata request never creates a topic while auto-creation is off).
+bool topic_exists(const std::string& bootstrap, const std::string& topic);
+
 // Produces each of `payloads` as one message to `topic`/`partition` with kcat (an independent
 // Kafka client), all with the same key and headers ("name=value"); waits for the broker's
 // acknowledgements.

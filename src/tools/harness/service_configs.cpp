@@ -15,6 +15,7 @@ std::string relay_config_yaml(const std::string& mysql_yaml, const std::string& 
   std::string yaml = mysql_yaml;
   yaml += "kafka:\n";
   yaml += "  bootstrap_servers: " + bootstrap + "\n";
+  yaml += settings.extra_kafka_settings;
   yaml += "  properties:\n";
   yaml += "    log.connection.close: \"false\"\n";
   yaml += settings.extra_kafka_properties;

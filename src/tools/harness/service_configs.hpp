@@ -23,6 +23,7 @@ struct RelayConfigSettings {
   std::string poll_interval = "20ms";
   std::string drain_timeout = "20s";
   std::string backoff_max = "1s";
+  std::string extra_kafka_settings;    // YAML lines indented under kafka: (e.g. topics:)
   std::string extra_kafka_properties;  // YAML lines indented under kafka.properties
   std::string extra_relay_settings;    // YAML lines indented under relay:
   std::string extra_log_settings;      // YAML lines indented under log:

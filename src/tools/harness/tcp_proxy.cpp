@@ -6,11 +6,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace outbox::harness {
@@ -23,6 +27,14 @@ sockaddr_in loopback(const std::string& host, int port) {
   inet_pton(AF_INET, host.c_str(), &address.sin_addr);
   return address;
 }
+
+using Clock = std::chrono::steady_clock;
+
+// Answer bytes held back by delay_replies(), due at `due`.
+struct HeldReply {
+  Clock::time_point due;
+  std::string bytes;
+};
 
 bool write_all(int fd, const char* data, size_t size) {
   while (size > 0) {
@@ -74,6 +86,7 @@ void TcpProxy::serve(const std::stop_token& stop) {
   std::map<int, int> peer;        // fd -> the other end of its pair
   std::map<int, bool> is_server;  // fd -> whether it is the upstream side
   std::set<int> faulted;          // client fds of pairs a fault touched, closed by heal()
+  std::map<int, std::deque<HeldReply>> held;  // client fd -> answers delayed on their way
   const auto close_pair = [&](int fd) {
     const int other = peer[fd];
     for (const int end : {fd, other}) {
@@ -81,6 +94,26 @@ void TcpProxy::serve(const std::stop_token& stop) {
       peer.erase(end);
       is_server.erase(end);
       faulted.erase(end);
+      held.erase(end);
+    }
+  };
+  // Passes on every held answer whose time has come, oldest first per connection.
+  const auto release_due = [&] {
+    const auto now = Clock::now();
+    for (auto it = held.begin(); it != held.end();) {
+      const int client = it->first;
+      std::deque<HeldReply>& queue = it->second;
+      bool open = true;
+      while (open && !queue.empty() && queue.front().due <= now) {
+        open = write_all(client, queue.front().bytes.data(), queue.front().bytes.size());
+        queue.pop_front();
+      }
+      ++it;  // stays valid: only `client`'s entry may go below
+      if (!open) {
+        close_pair(client);
+      } else if (queue.empty()) {
+        held.erase(client);
+      }
     }
   };
   while (!stop.stop_requested()) {
@@ -89,6 +122,7 @@ void TcpProxy::serve(const std::stop_token& stop) {
       while (!faulted.empty())
         close_pair(*faulted.begin());
     }
+    release_due();
     const Mode mode = mode_.load();
     std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
     for (const auto& [fd, other] : peer)
@@ -140,6 +174,15 @@ void TcpProxy::serve(const std::stop_token& stop) {
       if (mode == Mode::kDropReplies) {
         faulted.insert(client);
         ++requests_passed_;
+      }
+      const int64_t delay_ms = reply_delay_ms_.load();
+      if (from_server && (delay_ms > 0 || held.count(client) != 0)) {
+        // Behind what is already held for this client: answers keep their order.
+        std::deque<HeldReply>& queue = held[client];
+        Clock::time_point due = Clock::now() + std::chrono::milliseconds(delay_ms);
+        if (!queue.empty()) due = std::max(due, queue.back().due);
+        queue.push_back(HeldReply{due, std::string(buffer.data(), static_cast<size_t>(n))});
+        continue;
       }
       if (!write_all(peer[entry.fd], buffer.data(), static_cast<size_t>(n))) close_pair(entry.fd);
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -17,6 +18,10 @@ namespace outbox::harness {
 // - cut(): nothing passes either way, new connections are accepted and hang (a partition).
 // - heal(): every connection a fault touched is closed (the client reconnects and resends what
 //   it never got an answer to); new connections are forwarded normally again.
+// - delay_replies(ms): every answer is held back `ms` before it is passed on, in order (the
+//   mock cluster's `rtt`, for a real server): requests run at once, the client learns late.
+//   delay_replies(0) stops delaying; answers already held still leave at their time. Not a
+//   fault heal() ends: connections stay open throughout.
 class TcpProxy {
  public:
   TcpProxy(const std::string& upstream_host, int upstream_port);
@@ -34,6 +39,7 @@ class TcpProxy {
   void drop_replies() { mode_.store(Mode::kDropReplies); }
   void cut() { mode_.store(Mode::kCut); }
   void heal() { heal_requested_.store(true); }
+  void delay_replies(std::chrono::milliseconds delay) { reply_delay_ms_.store(delay.count()); }
   // How many answers were dropped so far (lose_next_reply, or chunks under drop_replies/cut).
   int replies_lost() const { return replies_lost_.load(); }
   // Chunks of client bytes that reached the server while replies were dropped: proof that
@@ -53,6 +59,7 @@ class TcpProxy {
   std::atomic<bool> lose_next_reply_{false};
   std::atomic<Mode> mode_{Mode::kForward};
   std::atomic<bool> heal_requested_{false};
+  std::atomic<int64_t> reply_delay_ms_{0};
   std::atomic<int> replies_lost_{0};
   std::atomic<int> requests_passed_{0};
   std::jthread thread_;

@@ -1,6 +1,6 @@
 #include "harness/temp_dir.hpp"
 
-#include <stdlib.h>
+#include <stdlib.h>  // NOLINT(modernize-deprecated-headers): POSIX mkdtemp
 
 #include <filesystem>
 #include <fstream>

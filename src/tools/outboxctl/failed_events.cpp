@@ -16,6 +16,19 @@ namespace {
 // Requeue --all-failed works in slices so it never holds many row locks at once.
 constexpr int kRequeueSlice = 1000;
 
+// The relay parks the rows behind a FAILED event with no recheck at all (they cannot move
+// until an operator acts). Once this command acted, the aggregate's BLOCKED rows are due for a
+// recheck again, so none depends on a single wake-up to move on. Param: event_id.
+constexpr const char* kRecheckAggregate =
+    "UPDATE outbox_event b JOIN outbox_event f ON f.aggregate_type = b.aggregate_type AND "
+    "f.aggregate_id = b.aggregate_id SET b.next_attempt_at = CURRENT_TIMESTAMP(6) "
+    "WHERE f.event_id = ? AND b.status = 'BLOCKED' AND b.next_attempt_at IS NULL";
+// The same after requeue --all-failed: every BLOCKED row without a recheck, along
+// idx_outbox_due (status, next_attempt_at). Param: slice size.
+constexpr const char* kRecheckAllParked =
+    "UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP(6) "
+    "WHERE status = 'BLOCKED' AND next_attempt_at IS NULL LIMIT ?";
+
 std::string status_of(MysqlSession& session, const std::string& event_id) {
   sql::PreparedStatement& statement =
       session.prepare("SELECT status FROM outbox_event WHERE event_id = ?");
@@ -31,6 +44,11 @@ int change_failed_event(CommandContext& context, const std::string& sql, const c
   sql::PreparedStatement& statement = context.session.prepare(sql);
   statement.setString(1, event_id);
   const int changed = statement.executeUpdate();
+  if (changed != 0) {
+    sql::PreparedStatement& recheck = context.session.prepare(kRecheckAggregate);
+    recheck.setString(1, event_id);
+    recheck.executeUpdate();
+  }
   const std::string now = status_of(context.session, event_id);
   transaction.commit();
   Value answer =
@@ -67,6 +85,14 @@ int requeue(CommandContext& context) {
     const int changed = statement.executeUpdate();
     transaction.commit();
     total += changed;
+    if (changed < kRequeueSlice) break;
+  }
+  for (;;) {
+    TransactionScope transaction(context.session);
+    sql::PreparedStatement& statement = context.session.prepare(kRecheckAllParked);
+    statement.setInt(1, kRequeueSlice);
+    const int changed = statement.executeUpdate();
+    transaction.commit();
     if (changed < kRequeueSlice) break;
   }
   if (context.json) {

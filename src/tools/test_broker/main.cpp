@@ -12,7 +12,7 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <poll.h>
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX pthread_sigmask, sigset_t
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>

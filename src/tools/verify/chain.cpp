@@ -32,9 +32,9 @@ Chain::Chain(ChainSetup setup)
   chmod(password_file_.c_str(), 0600);
   harness::create_database_with_migrations(setup_.server, setup_.database,
                                            setup_.programs.migrations_script);
-  broker_ = std::make_unique<harness::BrokerProcess>(
-      setup_.programs.test_broker, setup_.work_dir, setup_.brokers, setup_.partitions,
-      std::vector<std::string>{kOrderTopic, kDeadLetterTopic});
+  broker_ = std::make_unique<ChainBroker>(setup_.broker, setup_.programs, setup_.work_dir,
+                                          setup_.brokers, setup_.partitions,
+                                          std::vector<std::string>{kOrderTopic, kDeadLetterTopic});
   // outboxctl reads the relay's config file; it never talks to Kafka.
   outboxctl_config_ = setup_.work_dir + "/outboxctl.yaml";
   std::ofstream(outboxctl_config_) << harness::relay_config_yaml(mysql_yaml(""), bootstrap(), {});

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/broker_process.hpp"
+#include "chain_broker.hpp"
 #include "harness/child_process.hpp"
 #include "harness/daemon_process.hpp"
 #include "harness/kafka_tools.hpp"
@@ -23,13 +23,14 @@ inline const std::string kConsumerName = "notification-planner";
 inline constexpr int64_t kTenant = 1;
 
 // Where the chain runs: the server (an account allowed to create a database), the database
-// to create on it, the test broker's shape, and the directory for configs and logs.
+// to create on it, the broker and its shape, and the directory for configs and logs.
 struct ChainSetup {
   Programs programs;
   MysqlEndpoint server;  // .database is ignored
   std::string database;
   std::string work_dir;
-  int brokers = 3;
+  BrokerKind broker = BrokerKind::kMock;
+  int brokers = 3;  // the mock's; the real cluster has 3 nodes
   int partitions = 4;
 };
 
@@ -49,9 +50,9 @@ struct WriterOrders {
   }
 };
 
-// The chain under verification: a fresh database with the migrations applied, a test broker
-// with the order topic and its dead-letter topic, and the processes started against them
-// (writers, relays, consumers), each with its config and log in the work directory.
+// The chain under verification: a fresh database with the migrations applied, a broker (the
+// mock or a real cluster) with the order topic and its dead-letter topic, and the processes started
+// against them (writers, relays, consumers), each with its config and log in the work directory.
 class Chain {
  public:
   // Throws std::runtime_error when the database or the broker cannot be set up.
@@ -63,7 +64,8 @@ class Chain {
   const Programs& programs() const { return setup_.programs; }
   // The experiment's database through the mariadb CLI (an independent client).
   const harness::MariadbCli& sql() const { return sql_; }
-  harness::BrokerProcess& broker() { return *broker_; }
+  ChainBroker& broker() { return *broker_; }
+  const ChainBroker& broker() const { return *broker_; }
   const std::string& bootstrap() const { return broker_->bootstrap(); }
   // The endpoint of the experiment's database, as the chain's programs connect to it.
   MysqlEndpoint database_endpoint(const std::string& account = "") const;
@@ -104,7 +106,7 @@ class Chain {
   ChainSetup setup_;
   std::string password_file_;
   harness::MariadbCli sql_;
-  std::unique_ptr<harness::BrokerProcess> broker_;
+  std::unique_ptr<ChainBroker> broker_;
   std::string outboxctl_config_;
 };
 

@@ -88,8 +88,11 @@ void SevenWindows::window6(InjectionReport& report) {
   report.observed["redelivery"] =
       recognised ? position + " (duplicate delivery)" : std::string("none");
   report.expect(recognised, "the redelivered copy was recognised as already consumed");
-  await("the group's offset past the copy",
-        [&] { return chain_.group_offsets()[partition] > offset; });
+  // Structured bindings are copied into the lambdas: clang before 16 (clang-tidy's parser here)
+  // cannot capture them.
+  await("the group's offset past the copy", [&, partition = partition, offset = offset] {
+    return chain_.group_offsets()[partition] > offset;
+  });
   report.observed["groupCommittedOffsetAfterTheRedelivery"] = chain_.group_offsets()[partition];
   report.observed["consumedEventRows"] = rows_for(sql, "consumed_event", event);
   const auto jobs = rows_for(sql, "notification_job", event);
@@ -159,7 +162,8 @@ void SevenWindows::consumer_fault_case(InjectionReport& report, const ConsumerFa
   await("the event on the topic", [&] { return (copy = position_of(chain_, event)).has_value(); });
   const auto [partition, offset] = *copy;
   if (forced) {
-    await(fault.label + ": three failed attempts", [&] {
+    // The bindings are copied in: clang before 16 cannot capture structured bindings.
+    await(fault.label + ": three failed attempts", [&, partition = partition, offset = offset] {
       return planner_->logged("event " + event + " at " + kOrderTopic + "/" +
                               std::to_string(partition) + "@" + std::to_string(offset) +
                               ": attempt 3 failed");

@@ -1,6 +1,6 @@
 #include "daemon_logs.hpp"
 
-#include <time.h>
+#include <time.h>  // NOLINT(modernize-deprecated-headers): timegm (BSD/GNU), not in <ctime>
 
 #include <charconv>
 #include <ctime>

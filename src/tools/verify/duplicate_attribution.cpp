@@ -69,8 +69,20 @@ struct EventTrail {
   std::map<std::string, const RelayEventLine*> delivered_at;  // position -> line
   std::set<std::string> lease_lost;                           // claims
   std::set<std::string> settled;                              // claims with any outcome line
-  const RelayEventLine* not_delivered = nullptr;
+  std::vector<const RelayEventLine*> not_delivered;           // every relay's, any order
 };
+
+// When the delivery of a copy produced at `produced_us` was reported failed: the first such
+// report at or after it (the fault that made it fail struck before the report, but perhaps
+// after the produce: a node killed while the produce was in flight); the produce time when
+// there is none.
+int64_t failure_reported_us(const EventTrail& trail, int64_t produced_us) {
+  int64_t first = -1;
+  for (const RelayEventLine* line : trail.not_delivered) {
+    if (line->at_us >= produced_us && (first < 0 || line->at_us < first)) first = line->at_us;
+  }
+  return first < 0 ? produced_us : first;
+}
 
 }  // namespace
 
@@ -85,7 +97,7 @@ const char* copy_cause_name(CopyCause cause) {
     case CopyCause::kDeliveryFailedButStored:
       return "delivery reported failed, broker kept it";
     case CopyCause::kProducerRetry:
-      return "producer retry stored twice (mock)";
+      return "one claim, two copies (a retry stored twice)";
   }
   return "?";
 }
@@ -120,7 +132,7 @@ DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence) {
         trail.settled.insert(line.claim);
         break;
       case RelayEventStep::kNotDelivered:
-        trail.not_delivered = &line;
+        trail.not_delivered.push_back(&line);
         break;
     }
   }
@@ -180,9 +192,10 @@ DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence) {
               });
         } else {
           duplicate.cause = CopyCause::kProducerRetry;
-          duplicate.fault =
-              latest_fault(evidence.faults,
-                           {FaultKind::kBrokerRequestErrors, FaultKind::kBrokerDown}, produced_us);
+          duplicate.fault = latest_fault(
+              evidence.faults,
+              {FaultKind::kBrokerRequestErrors, FaultKind::kBrokerDown, FaultKind::kBrokerKill},
+              produced_us);
         }
         account.copies.push_back(duplicate);
         continue;
@@ -195,12 +208,12 @@ DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence) {
         duplicate.fault = evidence.killed_relay_instances.at(instance_of((*killed)->claim));
         silent.erase(killed);
       } else {
-        duplicate.cause = trail.not_delivered != nullptr ? CopyCause::kDeliveryFailedButStored
-                                                         : CopyCause::kProducerRetry;
-        duplicate.fault = latest_fault(
-            evidence.faults,
-            {FaultKind::kBrokerRequestErrors, FaultKind::kBrokerDown, FaultKind::kLeaseShortened},
-            produced_us);
+        duplicate.cause = !trail.not_delivered.empty() ? CopyCause::kDeliveryFailedButStored
+                                                       : CopyCause::kProducerRetry;
+        duplicate.fault = latest_fault(evidence.faults,
+                                       {FaultKind::kBrokerRequestErrors, FaultKind::kBrokerDown,
+                                        FaultKind::kBrokerKill, FaultKind::kLeaseShortened},
+                                       failure_reported_us(trail, produced_us));
         if (!silent.empty()) silent.erase(silent.begin());
       }
       account.copies.push_back(duplicate);
@@ -232,11 +245,12 @@ DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence) {
           redelivery.cause = RedeliveryCause::kConsumerKilled;
           redelivery.fault = killed->second;
         } else {
-          redelivery.fault = first_fault_between(
-              evidence.faults,
-              {FaultKind::kConsumerKill, FaultKind::kConsumerConnectionKill,
-               FaultKind::kBrokerRequestErrors, FaultKind::kBrokerDown, FaultKind::kMariadbRestart},
-              before->second->at_us, attempt->at_us);
+          redelivery.fault =
+              first_fault_between(evidence.faults,
+                                  {FaultKind::kConsumerKill, FaultKind::kConsumerConnectionKill,
+                                   FaultKind::kBrokerRequestErrors, FaultKind::kBrokerDown,
+                                   FaultKind::kBrokerKill, FaultKind::kMariadbRestart},
+                                  before->second->at_us, attempt->at_us);
         }
         account.redeliveries.push_back(redelivery);
       } else if (const auto unknown = unknown_at.find(key); unknown != unknown_at.end()) {
@@ -259,21 +273,30 @@ DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence) {
 }
 
 std::vector<DuplicatesRow> duplicates_by_fault_kind(const DuplicateEvidence& evidence,
-                                                    const DuplicateAccount& account) {
-  std::vector<DuplicatesRow> rows(kFaultKinds + 1);
-  for (int kind = 0; kind < kFaultKinds; ++kind)
-    rows[static_cast<size_t>(kind)].fault_kind = fault_kind_name(static_cast<FaultKind>(kind));
-  rows.back().fault_kind = "unattributed";
+                                                    const DuplicateAccount& account,
+                                                    const std::vector<FaultKind>& kinds) {
+  std::vector<DuplicatesRow> rows;
+  std::map<FaultKind, size_t> row_of_kind;
+  for (const FaultKind kind : kinds) {
+    row_of_kind[kind] = rows.size();
+    rows.push_back(DuplicatesRow{fault_kind_name(kind), 0, 0, 0, 0, {}});
+  }
+  // A fault of a kind not listed still gets its row, before "unattributed".
+  for (const InjectedFault& injected : evidence.faults) {
+    if (row_of_kind.emplace(injected.fault.kind, rows.size()).second)
+      rows.push_back(DuplicatesRow{fault_kind_name(injected.fault.kind), 0, 0, 0, 0, {}});
+  }
+  rows.push_back(DuplicatesRow{"unattributed", 0, 0, 0, 0, {}});
   std::map<int, FaultKind> kind_of;
   for (const InjectedFault& injected : evidence.faults) {
     kind_of[injected.fault.index] = injected.fault.kind;
-    DuplicatesRow& row = rows[static_cast<size_t>(injected.fault.kind)];
+    DuplicatesRow& row = rows[row_of_kind.at(injected.fault.kind)];
     ++row.injected;
     if (!injected.applied) ++row.skipped;
   }
   const auto row_of = [&](int fault) -> DuplicatesRow& {
     const auto kind = kind_of.find(fault);
-    return kind == kind_of.end() ? rows.back() : rows[static_cast<size_t>(kind->second)];
+    return kind == kind_of.end() ? rows.back() : rows[row_of_kind.at(kind->second)];
   };
   for (const DuplicateCopy& copy : account.copies) {
     DuplicatesRow& row = row_of(copy.fault);

@@ -25,9 +25,10 @@ enum class CopyCause {
   kLeaseLost,                // its claim's lease was taken over; the mark changed no row
   kMarkAbandoned,            // the mark could not be written before the lease ended
   kDeliveryFailedButStored,  // the delivery report said failed/timed out, the broker kept it
-  kProducerRetry,            // one claim, two copies: librdkafka retried a produce the broker
-                             // had stored (the mock does not deduplicate without
-                             // transactional.id; a real broker would)
+  kProducerRetry,            // one claim, two copies (or a copy no claim's log explains):
+                             // librdkafka retried a produce the broker had stored (the mock
+                             // does not deduplicate without transactional.id; a real broker
+                             // should; seen twice under broker_kill on Kafka 4.4, unexplained)
 };
 // Why the consumer group handled the same copy again.
 enum class RedeliveryCause {
@@ -80,7 +81,8 @@ struct DuplicateAccount {
 // between the apply and the redelivery; 0 when none fits.
 DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence);
 
-// One row per fault kind (and "unattributed"): faults injected, duplicate copies on the broker,
+// One row per fault kind of `kinds`, in that order (the kinds the soak's broker takes, see
+// fault_kinds), and "unattributed" last: faults injected, duplicate copies on the broker,
 // repeated handlings by the consumers, with their mechanisms.
 struct DuplicatesRow {
   std::string fault_kind;
@@ -91,6 +93,7 @@ struct DuplicatesRow {
   std::map<std::string, long long> mechanisms;
 };
 std::vector<DuplicatesRow> duplicates_by_fault_kind(const DuplicateEvidence& evidence,
-                                                    const DuplicateAccount& account);
+                                                    const DuplicateAccount& account,
+                                                    const std::vector<FaultKind>& kinds);
 
 }  // namespace outbox::verify

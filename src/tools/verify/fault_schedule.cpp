@@ -11,6 +11,9 @@ namespace {
 // The time a MariaDB restart keeps the database away, for scheduling only (the real one is
 // whatever the server takes).
 constexpr double kRestartBusyS = 8.0;
+// The time a killed Kafka node takes to start again and rejoin (a JVM start, its logs
+// recovered), for scheduling only: no other broker fault lands meanwhile.
+constexpr double kNodeRestartBusyS = 12.0;
 
 struct Draw {
   std::mt19937_64 random;
@@ -39,6 +42,7 @@ std::string resource(FaultKind kind, int target) {
     case FaultKind::kBrokerRequestErrors:
     case FaultKind::kBrokerDown:
     case FaultKind::kLeaseShortened:
+    case FaultKind::kBrokerKill:
       return "broker";
   }
   return "?";
@@ -67,16 +71,32 @@ int targets_of(FaultKind kind, const ScheduleShape& shape) {
 
 // Which kinds, how often: one of each first (when there is room), the restarts exactly as
 // asked, the rest by weight (processes and connections more often than the broker).
+// The mock's list is the one seeds were first replayed with: a seed gives the same mock schedule
+// as before the real cluster's kinds existed. The real cluster takes node kills where the mock
+// takes request errors, less often: a node's restart takes seconds.
+std::vector<std::pair<FaultKind, int>> kind_weights(BrokerKind broker) {
+  std::vector<std::pair<FaultKind, int>> weights{{FaultKind::kRelayKill, 4},
+                                                 {FaultKind::kConsumerKill, 3},
+                                                 {FaultKind::kRelayConnectionKill, 3},
+                                                 {FaultKind::kConsumerConnectionKill, 3},
+                                                 {FaultKind::kWriterConnectionKill, 2},
+                                                 {FaultKind::kBrokerRequestErrors, 3},
+                                                 {FaultKind::kBrokerDown, 2},
+                                                 {FaultKind::kLeaseShortened, 2}};
+  if (broker == BrokerKind::kReal) {
+    for (auto& [kind, weight] : weights) {
+      if (kind == FaultKind::kBrokerRequestErrors) {
+        kind = FaultKind::kBrokerKill;
+        weight = 2;
+      }
+    }
+  }
+  return weights;
+}
+
 std::vector<FaultKind> kinds_to_inject(Draw& draw, const ScheduleShape& shape) {
   std::vector<FaultKind> kinds;
-  const std::vector<std::pair<FaultKind, int>> weights{{FaultKind::kRelayKill, 4},
-                                                       {FaultKind::kConsumerKill, 3},
-                                                       {FaultKind::kRelayConnectionKill, 3},
-                                                       {FaultKind::kConsumerConnectionKill, 3},
-                                                       {FaultKind::kWriterConnectionKill, 2},
-                                                       {FaultKind::kBrokerRequestErrors, 3},
-                                                       {FaultKind::kBrokerDown, 2},
-                                                       {FaultKind::kLeaseShortened, 2}};
+  const std::vector<std::pair<FaultKind, int>> weights = kind_weights(shape.broker);
   const int restarts = std::min(shape.mariadb_restarts, shape.faults);
   for (int i = 0; i < restarts; ++i)
     kinds.push_back(FaultKind::kMariadbRestart);
@@ -129,12 +149,25 @@ void choose_details(Fault& fault, Draw& draw, const ScheduleShape& shape) {
     case FaultKind::kMariadbRestart:
       fault.duration_s = kRestartBusyS;
       break;
+    case FaultKind::kBrokerKill:
+      fault.target = 1 + draw.below(shape.brokers);  // a node: never all of them
+      fault.duration_s = draw.uniform(1.0, 3.0);     // until its restart begins
+      break;
     default:
       break;
   }
 }
 
+// How long a fault keeps its resource: until its heal, and for a node until it is back.
+double busy_for(const Fault& fault) {
+  return fault.duration_s + (fault.kind == FaultKind::kBrokerKill ? kNodeRestartBusyS : 0.0);
+}
+
 }  // namespace
+
+bool is_broker_fault(FaultKind kind) {
+  return resource(kind, 0) == "broker";
+}
 
 const char* fault_kind_name(FaultKind kind) {
   switch (kind) {
@@ -156,8 +189,21 @@ const char* fault_kind_name(FaultKind kind) {
       return "broker_down";
     case FaultKind::kLeaseShortened:
       return "lease_shortened";
+    case FaultKind::kBrokerKill:
+      return "broker_kill";
   }
   return "?";
+}
+
+std::vector<FaultKind> fault_kinds(BrokerKind broker) {
+  std::vector<FaultKind> kinds;
+  for (int kind = 0; kind < kFaultKinds; ++kind) {
+    const auto fault = static_cast<FaultKind>(kind);
+    const bool mock_only = fault == FaultKind::kBrokerRequestErrors;
+    const bool real_only = fault == FaultKind::kBrokerKill;
+    if (broker == BrokerKind::kMock ? !real_only : !mock_only) kinds.push_back(fault);
+  }
+  return kinds;
 }
 
 std::vector<Fault> make_schedule(uint64_t seed, const ScheduleShape& shape) {
@@ -186,7 +232,8 @@ std::vector<Fault> make_schedule(uint64_t seed, const ScheduleShape& shape) {
         best_free = free_at;
       }
     }
-    fault.target = kind == FaultKind::kBrokerDown ? fault.target : best;
+    // Broker faults share one resource: their target (a node, or all) stays as drawn.
+    fault.target = targets > 1 ? best : fault.target;
     start = std::max(start, best_free);
     if (touches_database(kind)) start = std::max(start, database_back);
     if (kind == FaultKind::kMariadbRestart) {
@@ -196,7 +243,7 @@ std::vector<Fault> make_schedule(uint64_t seed, const ScheduleShape& shape) {
     }
     fault.at_s = start;
     now = start;
-    busy_until[resource(kind, fault.target)] = start + fault.duration_s;
+    busy_until[resource(kind, fault.target)] = start + busy_for(fault);
     if (kind == FaultKind::kMariadbRestart) database_back = start + fault.duration_s;
     faults.push_back(fault);
   }
@@ -212,8 +259,10 @@ std::string describe(const Fault& fault) {
   std::snprintf(time, sizeof(time), "t=%.2fs", fault.at_s);
   char duration[32];
   std::snprintf(duration, sizeof(duration), "%.2fs", fault.duration_s);
-  std::string text =
-      "#" + std::to_string(fault.index) + " " + time + " " + fault_kind_name(fault.kind) + " ";
+  // Built by appending: `"#" + std::string&&` trips GCC 12's false -Wrestrict at -O2 and
+  // above (GCC PR 105651).
+  std::string text = "#";
+  text += std::to_string(fault.index) + " " + time + " " + fault_kind_name(fault.kind) + " ";
   switch (fault.kind) {
     case FaultKind::kRelayKill:
       return text + "relay-" + std::to_string(fault.target + 1) + ", restarted after " + duration;
@@ -238,6 +287,8 @@ std::string describe(const Fault& fault) {
     case FaultKind::kLeaseShortened:
       return text + "acks delayed " + std::to_string(fault.count) +
              "ms, every live lease ended, for " + duration;
+    case FaultKind::kBrokerKill:
+      return text + "node " + std::to_string(fault.target) + ", restarted after " + duration;
   }
   return text;
 }

@@ -14,7 +14,8 @@ Programs Programs::of_this_build() {
                   OUTBOX_OUTBOXCTL_BIN,
                   OUTBOX_TEST_BROKER_BIN,
                   OUTBOX_SOURCE_DIR "/scripts/apply-migrations.sh",
-                  OUTBOX_SOURCE_DIR "/scripts/local-mariadb.sh"};
+                  OUTBOX_SOURCE_DIR "/scripts/local-mariadb.sh",
+                  OUTBOX_SOURCE_DIR "/scripts/kafka-cluster.sh"};
 }
 
 void Programs::use_bin_dir(const std::string& dir) {
@@ -25,15 +26,19 @@ void Programs::use_bin_dir(const std::string& dir) {
   test_broker = dir + "/outbox-test-broker";
 }
 
-std::optional<std::string> Programs::missing() const {
-  const std::vector<std::pair<const char*, const std::string*>> all{
+std::optional<std::string> Programs::missing(BrokerKind broker) const {
+  std::vector<std::pair<const char*, const std::string*>> all{
       {"outbox-relay", &relay},
       {"notification-planner", &planner},
       {"outbox-loadgen", &loadgen},
       {"outboxctl", &outboxctl},
-      {"outbox-test-broker", &test_broker},
       {"apply-migrations.sh", &migrations_script},
       {"local-mariadb.sh", &mariadb_script}};
+  if (broker == BrokerKind::kMock) {
+    all.emplace_back("outbox-test-broker", &test_broker);
+  } else {
+    all.emplace_back("kafka-cluster.sh", &kafka_cluster_script);
+  }
   for (const auto& [name, path] : all) {
     if (access(path->c_str(), X_OK) != 0) return std::string(name) + " (" + *path + ")";
   }

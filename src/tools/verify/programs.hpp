@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "broker_kind.hpp"
+
 namespace outbox::verify {
 
 // The programs the verifier runs as the chain (each one a real process: faults hit processes,
@@ -15,13 +17,17 @@ struct Programs {
   std::string test_broker;        // outbox-test-broker (librdkafka's mock cluster)
   std::string migrations_script;  // scripts/apply-migrations.sh
   std::string mariadb_script;     // scripts/local-mariadb.sh (the soak's private server)
+  // scripts/kafka-cluster.sh (the real Kafka cluster of --kafka real); it fetches the broker
+  // into the .local/ of the tree it lives in
+  std::string kafka_cluster_script;
 
   // The binaries and scripts of the build tree this verifier was built in.
   static Programs of_this_build();
   // Takes the binaries from `dir` instead (an install, another build); the scripts stay.
   void use_bin_dir(const std::string& dir);
-  // The first program or script that is not an executable file, named.
-  std::optional<std::string> missing() const;
+  // The first program or script a run against `broker` needs that is not an executable file,
+  // named (the test broker only for the mock, the cluster script only for the real one).
+  std::optional<std::string> missing(BrokerKind broker) const;
 };
 
 }  // namespace outbox::verify

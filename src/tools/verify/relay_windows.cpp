@@ -1,6 +1,7 @@
 // Windows 3, 4 and 5: the relay between the commit and the mark. Relays are outbox-relay
-// processes; the broker is the test broker; every state is read back by its stable id.
-#include <signal.h>
+// processes; the broker is the mock or the real cluster (--kafka); every state is read back by
+// its stable id.
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill
 
 #include "seven_windows.hpp"
 #include "sql_literal.hpp"
@@ -126,7 +127,8 @@ void SevenWindows::window4(InjectionReport& report) {
 
 void SevenWindows::window5(InjectionReport& report) {
   report.forced_by =
-      "the old relay stalls mid-publish (SIGSTOP while the broker delays acks by 3 s: rtt), its "
+      "the old relay stalls mid-publish (SIGSTOP while the broker's answers are delayed by 3 s: "
+      "the mock's rtt, or on a real cluster the proxy in front of each node), its "
       "lease runs out (lease_until moved to now: the expiry without the wait), a new relay "
       "reclaims and publishes the row, then the old relay resumes (SIGCONT) with the broker's "
       "confirmation in hand and tries to mark";
@@ -138,7 +140,7 @@ void SevenWindows::window5(InjectionReport& report) {
   // it resumes, only its lease is gone.
   auto old_relay = start_relay("relay-5-old", window_relay("verify-w5-old"));
   const bool forced = fault_forced(5);
-  if (forced) chain_.broker().command("rtt all 3000");
+  if (forced) chain_.broker().delay_replies(3000);
   run_writer("writer-5", WriterOrders::one(kOrder));
   const std::string event = committed_event(kOrder);
   report.orders[traced].event_id = event;
@@ -150,7 +152,7 @@ void SevenWindows::window5(InjectionReport& report) {
   report.observed["oldClaim"] = old_claim;
   if (forced) {
     old_relay->process().signal(SIGSTOP);
-    chain_.broker().command("rtt all 0");
+    chain_.broker().delay_replies(0);
     const YAML::Node stalled = lookup("5: PUBLISHING, owner stalled", {"event", event});
     report.observed["whileTheOldRelayStalls"] = lease_view(stalled);
     report.expect(stalled["status"] && stalled["status"].as<std::string>() == "PUBLISHING",

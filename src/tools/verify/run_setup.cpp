@@ -43,8 +43,9 @@ std::optional<RunSetup> prepare_run(const CommonOptions& common, const std::stri
   run.database = "outbox_verify_" + lowercase(stamp) + "_" + suffix;
   run.programs = Programs::of_this_build();
   if (!common.bin_dir.empty()) run.programs.use_bin_dir(common.bin_dir);
-  if (const auto missing = run.programs.missing()) {
-    error = "cannot run " + *missing + " (see --bin-dir)";
+  if (!common.kafka_script.empty()) run.programs.kafka_cluster_script = common.kafka_script;
+  if (const auto missing = run.programs.missing(common.kafka)) {
+    error = "cannot run " + *missing + " (see --bin-dir and --kafka-script)";
     return std::nullopt;
   }
   if (common.work_dir.empty()) {

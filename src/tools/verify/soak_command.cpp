@@ -21,7 +21,8 @@ std::string replay_command(const SoakCommand& command, uint64_t seed) {
   return "outbox-verify soak --seed " + std::to_string(seed) + " --events " +
          std::to_string(command.events) + " --relays " + std::to_string(command.relays) +
          " --consumers " + std::to_string(command.consumers) + " --faults " +
-         std::to_string(command.faults) + " --partitions " + std::to_string(command.partitions);
+         std::to_string(command.faults) + " --partitions " + std::to_string(command.partitions) +
+         (command.common.kafka == BrokerKind::kReal ? " --kafka real" : "");
 }
 
 std::string kinds_summary(const std::vector<Fault>& schedule) {
@@ -48,6 +49,7 @@ int run_soak_command(const SoakCommand& command) {
   shape.faults = command.faults;
   shape.relays = command.relays;
   shape.consumers = command.consumers;
+  shape.broker = command.common.kafka;
   const std::vector<Fault> schedule = make_schedule(seed, shape);
   const std::string replay = replay_command(command, seed);
   spdlog::info("soak {}: seed {} (replay: {})", setup->experiment_id, seed, replay);
@@ -68,14 +70,16 @@ int run_soak_command(const SoakCommand& command) {
     server = std::make_unique<SoakServer>(setup->programs.mariadb_script, server_dir);
     ChainSetup chain_setup{setup->programs, server->endpoint(), setup->database, setup->work_dir};
     chain_setup.partitions = command.partitions;
+    chain_setup.broker = command.common.kafka;
     chain = std::make_unique<Chain>(chain_setup);
   } catch (const std::exception& e) {
     spdlog::error("cannot set the soak up: {}", e.what());
     if (setup->owned_dir) setup->owned_dir->keep();
     return 69;
   }
-  spdlog::info("MariaDB of the soak on port {} (data in {}), files in {}", server->endpoint().port,
-               server_dir, setup->work_dir);
+  spdlog::info("MariaDB of the soak on port {} (data in {}), {} Kafka at {}, files in {}",
+               server->endpoint().port, server_dir, broker_kind_name(command.common.kafka),
+               chain->bootstrap(), setup->work_dir);
 
   const SoakShape soak_shape{command.events, command.relays, command.consumers, shape.writers};
   SoakRun run(*chain, *server, soak_shape, schedule);
@@ -87,7 +91,7 @@ int run_soak_command(const SoakCommand& command) {
   summary.shape = soak_shape;
   summary.partitions = command.partitions;
   summary.run_problem = run.run();
-  summary.versions = collect_versions(setup->programs, chain->sql());
+  summary.versions = collect_versions(setup->programs, chain->sql(), chain->broker());
   const SoakVerdict verdict = judge_soak(summary, *chain, run);
   if (!write_report(command.common, emit_yaml(verdict.report), error)) spdlog::error("{}", error);
   std::istringstream table(verdict.table);

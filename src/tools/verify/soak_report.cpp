@@ -84,7 +84,9 @@ SoakVerdict judge_soak(const SoakSummary& summary, const Chain& chain, const Soa
   const harness::MariadbCli& sql = chain.sql();
   const DuplicateEvidence evidence = read_evidence(chain, run);
   const DuplicateAccount account = account_for_duplicates(evidence);
-  const std::vector<DuplicatesRow> rows = duplicates_by_fault_kind(evidence, account);
+  const BrokerKind broker = chain.broker().kind();
+  const std::vector<DuplicatesRow> rows =
+      duplicates_by_fault_kind(evidence, account, fault_kinds(broker));
 
   SoakVerdict verdict;
   verdict.table = table_text(rows, account);
@@ -93,6 +95,7 @@ SoakVerdict judge_soak(const SoakSummary& summary, const Chain& chain, const Soa
   doc["database"] = summary.database;
   doc["seed"] = summary.seed;
   doc["replay"] = summary.replay;
+  doc["kafka"] = broker_kind_name(broker);
   doc["versions"] = summary.versions;
   doc["shape"]["events"] = summary.shape.events;
   doc["shape"]["relays"] = summary.shape.relays;
@@ -120,6 +123,15 @@ SoakVerdict judge_soak(const SoakSummary& summary, const Chain& chain, const Soa
   for (const InjectedFault& injected : run.injected()) {
     skipped += injected.applied ? 0 : 1;
     doc["faults"]["schedule"].push_back(describe(injected.fault) + " -> " + injected.outcome);
+  }
+  // What this broker cannot take, and what stands in for it.
+  if (broker == BrokerKind::kReal) {
+    doc["faults"]["notOnThisBroker"]["broker_request_errors"] =
+        "per-request error injection is the mock cluster's; a real cluster's errors come from "
+        "real faults: broker_kill (kill -9 of a node) stands in for it";
+  } else {
+    doc["faults"]["notOnThisBroker"]["broker_kill"] =
+        "the mock cluster's brokers are threads of one process: no node to kill -9 (--kafka real)";
   }
   for (const DuplicatesRow& row : rows) {
     YAML::Node node;

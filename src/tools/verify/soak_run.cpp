@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <thread>
 
 #include "harness/poll.hpp"
@@ -16,18 +17,19 @@ namespace {
 using std::chrono::steady_clock;
 
 // Relays as the soak runs them: the shortest lease the relay accepts (so a killed relay's rows
-// come back in 10 s), one produce in flight per connection (the mock cluster can lose or
-// duplicate acknowledged messages with more when it injects errors: DESIGN.md), and retries
-// that outlast any outage the schedule injects (nothing may end FAILED).
-harness::RelayConfigSettings soak_relay(const std::string& instance) {
+// come back in 10 s), and retries that outlast any outage the schedule injects (nothing may end
+// FAILED). On the mock, one produce in flight per connection (it can lose or duplicate
+// acknowledged messages with more when it injects errors: DESIGN.md); a real cluster gets the
+// relay's own setting, as in production.
+harness::RelayConfigSettings soak_relay(const std::string& instance, BrokerKind broker) {
   harness::RelayConfigSettings settings;
   settings.instance_id = instance;
   settings.workers = 2;
   settings.batch_size = 100;
   settings.lease = "10s";
-  settings.extra_kafka_properties =
-      "    message.timeout.ms: 5000\n"
-      "    max.in.flight.requests.per.connection: 1\n";
+  settings.extra_kafka_properties = "    message.timeout.ms: 5000\n";
+  if (broker == BrokerKind::kMock)
+    settings.extra_kafka_properties += "    max.in.flight.requests.per.connection: 1\n";
   settings.extra_relay_settings =
       "  poll_interval_max: 200ms\n"
       "  max_attempts: 1000\n"
@@ -109,8 +111,9 @@ void SoakRun::start(ProcessSlot& slot) {
   if (slot.role == "relay") {
     incarnation.instance =
         "soak-r" + std::to_string(slot.index + 1) + "-i" + std::to_string(number);
-    slot.process =
-        chain_.start_relay(incarnation.name, soak_relay(incarnation.instance), "", slot.account);
+    slot.process = chain_.start_relay(incarnation.name,
+                                      soak_relay(incarnation.instance, chain_.broker().kind()), "",
+                                      slot.account);
   } else {
     slot.process = chain_.start_planner(incarnation.name, soak_consumer(), "", slot.account);
   }
@@ -142,6 +145,18 @@ int SoakRun::kill_sessions(const std::string& account) {
 
 void SoakRun::inject(InjectedFault& injected) {
   const Fault& fault = injected.fault;
+  // A broker fault meets the whole cluster: a node still starting after a broker_kill is
+  // awaited first (the schedule allows for the restart, a slow machine may take longer).
+  if (is_broker_fault(fault.kind) && !node_restarts_.empty()) {
+    const auto waited = steady_clock::now();
+    finish_node_restarts();
+    // The rest of the schedule moves by the wait, so every later fault keeps its duration.
+    slip_ += steady_clock::now() - waited;
+    spdlog::info(
+        "fault #{} waited {:.1f}s for a node's restart; the rest of the schedule is "
+        "that much later",
+        fault.index, seconds_since(waited));
+  }
   injected.at_us = now_us();
   injected.applied = true;
   try {
@@ -181,22 +196,22 @@ void SoakRun::inject(InjectedFault& injected) {
         injected.outcome = restarted ? took : "failed: " + restarted.error().message;
         break;
       }
-      case FaultKind::kBrokerRequestErrors: {
-        std::string line = "errors " + fault.api;
-        for (int i = 0; i < fault.count; ++i)
-          line += " " + fault.error;
-        chain_.broker().command(line);
+      case FaultKind::kBrokerRequestErrors:
+        chain_.broker().inject_request_errors(fault.api, fault.error, fault.count);
         injected.outcome =
             "the next " + std::to_string(fault.count) + " " + fault.api + " requests fail";
         break;
-      }
       case FaultKind::kBrokerDown:
-        chain_.broker().command(
-            "down " + (fault.target == 0 ? std::string("all") : std::to_string(fault.target)));
+        chain_.broker().take_off_network(fault.target);
         injected.outcome = "down";
         break;
+      case FaultKind::kBrokerKill:
+        chain_.broker().kill_node(fault.target);
+        killed_nodes_.insert(fault.target);
+        injected.outcome = "killed (kill -9)";
+        break;
       case FaultKind::kLeaseShortened: {
-        chain_.broker().command("rtt all " + std::to_string(fault.count));
+        chain_.broker().delay_replies(fault.count);
         // Let deliveries start under the delay, then end every live lease: the relays are
         // mid-publish when another one may take their rows.
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -226,14 +241,16 @@ void SoakRun::heal(const Fault& fault) {
           start(consumers_[static_cast<size_t>(fault.target)]);
         break;
       case FaultKind::kBrokerRequestErrors:
-        chain_.broker().command("clear " + fault.api);
+        chain_.broker().clear_request_errors(fault.api);
         break;
       case FaultKind::kBrokerDown:
-        chain_.broker().command(
-            "up " + (fault.target == 0 ? std::string("all") : std::to_string(fault.target)));
+        chain_.broker().put_on_network(fault.target);
+        break;
+      case FaultKind::kBrokerKill:
+        begin_node_restart(fault.target);
         break;
       case FaultKind::kLeaseShortened:
-        chain_.broker().command("rtt all 0");
+        chain_.broker().delay_replies(0);
         break;
       default:
         return;
@@ -251,10 +268,52 @@ void SoakRun::heal_everything() {
       if (!slot.process) start(slot);
     }
   }
-  for (const char* command :
-       {"up all", "rtt all 0", "clear Produce", "clear OffsetCommit", "clear Fetch"}) {
-    chain_.broker().command(command);
+  ChainBroker& broker = chain_.broker();
+  broker.put_on_network(0);
+  broker.delay_replies(0);
+  if (broker.kind() == BrokerKind::kMock) {
+    for (const char* api : {"Produce", "OffsetCommit", "Fetch"})
+      broker.clear_request_errors(api);
   }
+  finish_node_restarts();
+  // A restart that failed gets one more try.
+  for (const int node : std::set<int>(killed_nodes_)) {
+    begin_node_restart(node);
+    finish_node_restarts();
+  }
+}
+
+void SoakRun::begin_node_restart(int node) {
+  // In the background: a JVM takes seconds to serve again, and the schedule's other faults
+  // (a relay's restart) keep their times meanwhile.
+  ChainBroker& broker = chain_.broker();
+  node_restarts_.push_back(
+      NodeRestart{node, std::async(std::launch::async, [&broker, node] {
+                    const auto started = steady_clock::now();
+                    try {
+                      broker.start_node(node);
+                    } catch (const std::exception& e) {
+                      return std::string(e.what());
+                    }
+                    spdlog::info(
+                        "Kafka node {} serves clients again, {:.1f}s after its restart "
+                        "began",
+                        node, seconds_since(started));
+                    return std::string();
+                  })});
+}
+
+void SoakRun::finish_node_restarts() {
+  for (NodeRestart& restart : node_restarts_) {
+    const std::string failure = restart.failure.get();
+    if (failure.empty()) {
+      killed_nodes_.erase(restart.node);
+    } else {
+      heal_problems_ +=
+          "Kafka node " + std::to_string(restart.node) + " did not restart: " + failure + "; ";
+    }
+  }
+  node_restarts_.clear();
 }
 
 std::string SoakRun::progress() const {
@@ -320,8 +379,9 @@ std::string SoakRun::run() {
                    [](const Step& a, const Step& b) { return a.at_s < b.at_s; });
   auto next_report = started + std::chrono::seconds(10);
   for (const Step& step : steps) {
-    const auto due = started + std::chrono::duration_cast<steady_clock::duration>(
-                                   std::chrono::duration<double>(step.at_s));
+    const auto due = started + slip_ +
+                     std::chrono::duration_cast<steady_clock::duration>(
+                         std::chrono::duration<double>(step.at_s));
     while (steady_clock::now() < due) {
       std::this_thread::sleep_for(std::min<steady_clock::duration>(due - steady_clock::now(),
                                                                    std::chrono::milliseconds(200)));
@@ -339,7 +399,7 @@ std::string SoakRun::run() {
   spdlog::info("schedule done after {:.0f}s; healing everything", seconds_since(started));
   heal_everything();
 
-  std::string problem;
+  std::string problem = heal_problems_;
   for (WriterRun& writer : writers_) {
     const std::optional<int> status = writer.process->wait_exit(std::chrono::minutes(10));
     if (status != 0) {

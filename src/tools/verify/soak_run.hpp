@@ -1,8 +1,11 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +76,10 @@ class SoakRun {
   void inject(InjectedFault& injected);
   void heal(const Fault& fault);
   void heal_everything();
+  // Starts a node a broker_kill killed, in the background; finish_node_restarts() waits for
+  // every restart begun and records the ones that failed.
+  void begin_node_restart(int node);
+  void finish_node_restarts();
   int kill_sessions(const std::string& account);
   std::string progress() const;
   // Waits (with progress lines) until `done`; false when `limit` passed first.
@@ -86,6 +93,15 @@ class SoakRun {
   std::vector<ProcessSlot> relays_;
   std::vector<ProcessSlot> consumers_;
   std::vector<WriterRun> writers_;
+  struct NodeRestart {
+    int node;
+    std::future<std::string> failure;  // empty: the node serves clients again
+  };
+  std::vector<NodeRestart> node_restarts_;
+  std::set<int> killed_nodes_;  // Kafka nodes killed and not yet restarted
+  std::string heal_problems_;   // what the final heal could not mend
+  // How much later than scheduled the remaining steps run (waits for nodes' restarts).
+  std::chrono::steady_clock::duration slip_{};
   double seconds_ = 0;
 };
 

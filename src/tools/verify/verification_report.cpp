@@ -281,6 +281,7 @@ YAML::Node build_report(const WindowsEvidence& evidence, const harness::MariadbC
   YAML::Node doc;
   doc["experimentId"] = evidence.experiment_id;
   doc["database"] = evidence.database;
+  doc["kafka"] = evidence.broker;
   doc["versions"] = evidence.versions;
   if (const TracedOrder* order = headline_order(evidence)) {
     doc["event"]["requestId"] = order->request_id;

@@ -18,6 +18,7 @@ namespace outbox::verify {
 struct WindowsEvidence {
   std::string experiment_id;
   std::string database;  // where every state of the run can still be looked up (--keep)
+  std::string broker;    // "mock" | "real" (--kafka)
   YAML::Node versions;
   std::vector<InjectionReport> injections;
   std::vector<UncommittedRedelivery> redeliveries;

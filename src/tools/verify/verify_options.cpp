@@ -13,10 +13,14 @@ const char* const kUsage =
     "                     [--host H] [--port P] [--user U] [--password W] [COMMON]\n"
     "       outbox-verify soak [--events N] [--relays N] [--consumers N] [--faults N]\n"
     "                     [--seed N] [--partitions N] [--mariadb-dir DIR] [COMMON]\n"
-    "COMMON: [--bin-dir DIR] [--work-dir DIR] [--report FILE] [--keep]\n"
+    "COMMON: [--kafka mock|real] [--kafka-script FILE] [--bin-dir DIR] [--work-dir DIR]\n"
+    "        [--report FILE] [--keep]\n"
     "  windows (the default) forces a fault in each of the seven windows of the chain (writer ->\n"
     "  outbox -> relay -> broker -> consumer) against the MariaDB server given (a fresh database\n"
-    "  on it) and a test broker, and writes the repeatableDeliveryVerification report (YAML).\n"
+    "  on it) and a broker of its own, and writes the repeatableDeliveryVerification report.\n"
+    "  --kafka mock (the default) runs librdkafka's mock cluster (outbox-test-broker); --kafka\n"
+    "  real a 3-node Apache Kafka cluster started by scripts/kafka-cluster.sh (--kafka-script\n"
+    "  FILE: where that script is; default: the source tree this verifier was built from).\n"
     "  --without-fault N runs window N without its fault: a self-test, the report must FAIL.\n"
     "  soak runs the whole chain under a randomised schedule of faults, on a MariaDB server of\n"
     "  its own that it restarts (scripts/local-mariadb.sh under --mariadb-dir), and prints the\n"
@@ -49,14 +53,21 @@ std::optional<std::set<int>> window_list(const std::string& text) {
   return windows;
 }
 
-// Flags every command takes; true when `flag` was one of them (and its value valid).
-bool common_flag(std::string_view flag, const std::string& value, CommonOptions& common) {
+// Flags every command takes; true when `flag` was one of them (`valid`: whether its value was).
+bool common_flag(std::string_view flag, const std::string& value, CommonOptions& common,
+                 bool& valid) {
   if (flag == "--bin-dir") {
     common.bin_dir = value;
   } else if (flag == "--work-dir") {
     common.work_dir = value;
   } else if (flag == "--report") {
     common.report = value;
+  } else if (flag == "--kafka") {
+    const std::optional<BrokerKind> kind = broker_kind_named(value);
+    valid = kind.has_value();
+    if (valid) common.kafka = *kind;
+  } else if (flag == "--kafka-script") {
+    common.kafka_script = value;
   } else {
     return false;
   }
@@ -96,8 +107,8 @@ std::optional<ParsedCommand> parse_command(int argc, const char* const* argv, st
     }
     const std::string value(args[++i]);
     bool valid = true;
-    if (common_flag(flag, value, common)) {
-      continue;
+    if (common_flag(flag, value, common, valid)) {
+      // parsed above
     } else if (!soak && flag == "--host") {
       windows.server.host = value;
     } else if (!soak && flag == "--port") {

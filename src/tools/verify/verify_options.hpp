@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "broker_kind.hpp"
 #include "mysql/mysql_endpoint.hpp"
 
 namespace outbox::verify {
@@ -15,6 +16,8 @@ struct CommonOptions {
   std::string work_dir;  // empty: a fresh directory under /tmp
   std::string report;    // empty: stdout
   bool keep = false;     // keep the work directory and the database even when everything passed
+  BrokerKind kafka = BrokerKind::kMock;  // --kafka mock|real
+  std::string kafka_script;              // --kafka-script; empty: this source tree's
 };
 
 // outbox-verify [windows]: the seven windows and the seed's report.

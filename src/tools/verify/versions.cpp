@@ -7,10 +7,8 @@
 #include "version.hpp"
 
 namespace outbox::verify {
-namespace {
 
-// The first line a program prints for `args`, or what went wrong.
-std::string first_line(const std::vector<std::string>& argv) {
+std::string first_output_line(const std::vector<std::string>& argv) {
   const harness::CommandResult result = harness::run_command(argv);
   std::string out = result.out.empty() ? result.err : result.out;
   if (const size_t end = out.find('\n'); end != std::string::npos) out.resize(end);
@@ -19,6 +17,8 @@ std::string first_line(const std::vector<std::string>& argv) {
   }
   return out;
 }
+
+namespace {
 
 // libmariadb, as loaded by Connector/C++ into this process. Looked up at run time: Debian
 // ships no headers for it, and the version that matters is the one actually loaded.
@@ -46,11 +46,12 @@ std::string kcat_version() {
 
 }  // namespace
 
-YAML::Node collect_versions(const Programs& programs, const harness::MariadbCli& sql) {
+YAML::Node collect_versions(const Programs& programs, const harness::MariadbCli& sql,
+                            const ChainBroker& broker) {
   YAML::Node versions;
   versions["application"]["verifier"] = version_line("outbox-verify");
-  versions["application"]["relay"] = first_line({programs.relay, "--version"});
-  versions["application"]["consumer"] = first_line({programs.planner, "--version"});
+  versions["application"]["relay"] = first_output_line({programs.relay, "--version"});
+  versions["application"]["consumer"] = first_output_line({programs.planner, "--version"});
   versions["mysqlAndDriver"]["server"] =
       sql.scalar("SELECT CONCAT(VERSION(), ' (', @@version_comment, ')')");
   const std::string verifier = version_line("outbox-verify");
@@ -59,7 +60,7 @@ YAML::Node collect_versions(const Programs& programs, const harness::MariadbCli&
       connector == std::string::npos ? "unknown"
                                      : verifier.substr(connector, verifier.size() - connector - 1);
   versions["mysqlAndDriver"]["clientLibrary"] = client_library();
-  versions["brokerAndClient"]["broker"] = first_line({programs.test_broker, "--version"});
+  versions["brokerAndClient"]["broker"] = broker.version();
   versions["brokerAndClient"]["client"] = std::string("librdkafka ") + rd_kafka_version_str() +
                                           " (relay, consumer; idempotent producer, acks=all)";
   versions["brokerAndClient"]["independentReader"] = kcat_version();

@@ -16,9 +16,11 @@ int run_windows_command(const WindowsCommand& command) {
     spdlog::error("{}", error);
     return 69;
   }
-  spdlog::info("experiment {}: database {} on {}:{}, files in {}", run->experiment_id,
-               run->database, command.server.host, command.server.port, run->work_dir);
+  spdlog::info("experiment {}: database {} on {}:{}, {} Kafka, files in {}", run->experiment_id,
+               run->database, command.server.host, command.server.port,
+               broker_kind_name(command.common.kafka), run->work_dir);
   ChainSetup setup{run->programs, command.server, run->database, run->work_dir};
+  setup.broker = command.common.kafka;
   std::unique_ptr<Chain> chain;
   try {
     chain = std::make_unique<Chain>(setup);
@@ -31,6 +33,7 @@ int run_windows_command(const WindowsCommand& command) {
   WindowsEvidence evidence;
   evidence.experiment_id = run->experiment_id;
   evidence.database = run->database;
+  evidence.broker = broker_kind_name(command.common.kafka);
   {
     SevenWindows windows(*chain, WindowsOptions{command.windows, command.without_fault});
     evidence.injections = windows.run();
@@ -40,7 +43,7 @@ int run_windows_command(const WindowsCommand& command) {
     evidence.planner_logs = windows.planner_logs();
   }
   evidence.topic = chain->order_topic();
-  evidence.versions = collect_versions(run->programs, chain->sql());
+  evidence.versions = collect_versions(run->programs, chain->sql(), chain->broker());
   bool passed = false;
   const std::string yaml = emit_yaml(build_report(evidence, chain->sql(), passed));
   if (!write_report(command.common, yaml, error)) spdlog::error("{}", error);

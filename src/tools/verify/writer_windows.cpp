@@ -1,7 +1,7 @@
 // Windows 1 and 2: the order transaction, killed before its commit and answered with an error
 // after it. The writer is outbox-loadgen (the writer library's order service) as a process of
 // its own; the verifier only watches the database and the writer's output.
-#include <signal.h>
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill
 
 #include "harness/tcp_proxy.hpp"
 #include "seven_windows.hpp"

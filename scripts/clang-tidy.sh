@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# clang-tidy with the repo's .clang-tidy over every source file of src/ (and, through its
+# HeaderFilterRegex, the headers they include from src/), using BUILD_DIR's
+# compile_commands.json. Prints every finding and fails on any: a finding is fixed in the code,
+# or silenced in place with a NOLINT(check) comment that says why.
+#   scripts/clang-tidy.sh [BUILD_DIR] [FILE...]    (default: build/, every src/ .cpp)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${1:-$root/build}
+shift || true
+if [[ ! -f $build_dir/compile_commands.json ]]; then
+  echo "clang-tidy: no $build_dir/compile_commands.json (configure with scripts/build.sh first)" >&2
+  exit 2
+fi
+if (($#)); then
+  files=("$@")
+else
+  mapfile -t files < <(cd "$root" && git ls-files 'src/*.cpp' 2>/dev/null || find src -name '*.cpp')
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# Two files per call, nproc calls at a time, each call's output to a file of its own (so the
+# parallel reports do not interleave); --warnings-as-errors makes a finding fail its call.
+status=0
+(cd "$root" && printf '%s\n' "${files[@]}" |
+  xargs -P "$(nproc)" -n 2 sh -c 'exec clang-tidy -p "$0" --quiet --warnings-as-errors="*" "$@" \
+    >"$(mktemp -p "'"$out"'")" 2>&1' "$build_dir") || status=$?
+log=$out/all
+cat "$out"/tmp.* >"$log" 2>/dev/null || true
+# A header's finding is reported once per file that includes it: print each place once.
+grep -E '^[^ ].*:[0-9]+:[0-9]+: (warning|error):' "$log" | sort -u >"$out/findings" || true
+findings=$(wc -l <"$out/findings")
+if ((findings == 0 && status != 0)); then
+  cat "$log" >&2  # failed without a finding: a crash or a bad compile command
+fi
+sed "s|^$root/||" "$out/findings" >&2
+echo "clang-tidy: ${#files[@]} files, $findings findings"
+((status == 0 && findings == 0))

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of BUILD_DIR (configured with -DOUTBOX_FUZZ=ON and clang, see
+# docs/testing.md) for SECONDS each: first every input of tests/fuzz/corpus/<target>/ (the seeds)
+# and tests/fuzz/regressions/<target>/ (inputs that once crashed), then new inputs until the
+# time is up. New interesting inputs go to a scratch corpus under .local/fuzz/ (kept between
+# runs, never committed); a crash ends that target's run and leaves its input in
+# .local/fuzz/crashes/; the other targets still run, and the script fails at the end.
+#   scripts/fuzz.sh [BUILD_DIR] [SECONDS] [TARGET...]    (default: build-fuzz/, 20, all)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${1:-$root/build-fuzz}
+seconds=${2:-20}
+shift 2 || shift $# || true
+if (($#)); then
+  targets=("$@")
+else
+  mapfile -t targets < <(cd "$root/tests/fuzz/corpus" && ls)
+fi
+crashes=$root/.local/fuzz/crashes
+mkdir -p "$crashes"
+failed=()
+for target in "${targets[@]}"; do
+  binary=$build_dir/tests/fuzz/$target
+  scratch=$root/.local/fuzz/corpus/$target
+  regressions=$root/tests/fuzz/regressions/$target
+  mkdir -p "$scratch"
+  inputs=("$scratch" "$root/tests/fuzz/corpus/$target")
+  [[ -d $regressions ]] && inputs+=("$regressions")
+  log=$root/.local/fuzz/$target.log
+  # -timeout: one input running 10 s is a hang worth reporting; -rss_limit_mb bounds memory.
+  if ! "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$crashes/$target-" "${inputs[@]}" >"$log" 2>&1; then
+    tail -60 "$log" >&2
+    echo "fuzz: $target FAILED; the input is in $crashes/ (full log: $log)" >&2
+    failed+=("$target")
+    continue
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
+  echo "fuzz: $target: ${runs:-?} inputs in ${seconds} s, ${coverage:-cov: ?}, no crash"
+done
+if ((${#failed[@]})); then
+  echo "fuzz: failed: ${failed[*]}" >&2
+  exit 1
+fi

@@ -1,0 +1,100 @@
+#include "publish_health.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace outbox {
+namespace {
+
+Micros since(PublishHealth::Clock::time_point start, PublishHealth::Clock::time_point now) {
+  return std::chrono::duration_cast<Micros>(now - start);
+}
+
+}  // namespace
+
+PublishHealth::Admission PublishHealth::admit(size_t batch_size, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  if (!in_outage_) return {Admission::Kind::kClaim, batch_size};
+  if (probe_out_ || now < next_probe_) return {Admission::Kind::kWait, 0};
+  probe_out_ = true;
+  return {Admission::Kind::kProbe, std::min(batch_size, settings_.probe_events)};
+}
+
+void PublishHealth::probe_not_sent(bool nothing_to_send) {
+  std::lock_guard lock(mutex_);
+  if (!probe_out_) return;
+  probe_out_ = false;
+  if (!in_outage_ || !nothing_to_send) return;
+  in_outage_ = false;
+  spdlog::info("kafka outage: nothing left to probe with; claiming again (the next batch tells)");
+}
+
+void PublishHealth::settled(size_t delivered, size_t outage, const std::string& outage_error,
+                            bool probe, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  if (probe) probe_out_ = false;
+  if (delivered > 0) {
+    if (in_outage_) {
+      spdlog::info("kafka outage over after {}: deliveries get through again; claiming again",
+                   format_pause(since(outage_since_, now)));
+    }
+    in_outage_ = false;
+    return;
+  }
+  if (outage == 0) return;
+  if (!in_outage_) {
+    in_outage_ = true;
+    outage_since_ = now;
+    outage_error_ = outage_error;
+    ++outages_total_;
+    probe_interval_ = settings_.probe_interval_initial;
+    next_probe_ = now + probe_interval_;
+    spdlog::warn(
+        "kafka outage: every event of a batch failed the cluster's way ({}): no attempts "
+        "counted, nothing parked; claims paused, probing with {} events at a time",
+        outage_error, settings_.probe_events);
+    return;
+  }
+  outage_error_ = outage_error;
+  if (probe) {
+    probe_interval_ = std::min(probe_interval_ * 2, settings_.probe_interval_max);
+    next_probe_ = now + probe_interval_;
+    spdlog::warn("kafka outage for {}: the probe failed too ({}); next probe in {}",
+                 format_pause(since(outage_since_, now)), outage_error,
+                 format_pause(probe_interval_));
+  }
+}
+
+std::optional<std::string> PublishHealth::outage(Clock::time_point now) const {
+  std::lock_guard lock(mutex_);
+  if (!in_outage_) return std::nullopt;
+  return outage_error_ + ", for " + format_pause(since(outage_since_, now));
+}
+
+uint64_t PublishHealth::outages_total() const {
+  std::lock_guard lock(mutex_);
+  return outages_total_;
+}
+
+PublishHealth::UnknownTopicVerdict PublishHealth::unknown_topic(const std::string& topic,
+                                                                Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  const Clock::time_point first = unknown_since_.try_emplace(topic, now).first->second;
+  UnknownTopicVerdict verdict;
+  verdict.unknown_for = since(first, now);
+  verdict.give_up = verdict.unknown_for >= settings_.unknown_topic_grace;
+  // Looked at again within the grace, and at least every 10 s: the topic may appear any time.
+  verdict.retry_in = std::clamp<Micros>(settings_.unknown_topic_grace - verdict.unknown_for,
+                                        std::chrono::seconds(1), std::chrono::seconds(10));
+  return verdict;
+}
+
+void PublishHealth::delivered_to(const std::string& topic) {
+  std::lock_guard lock(mutex_);
+  if (unknown_since_.erase(topic) != 0) {
+    spdlog::info("topic {} known again: deliveries to it get through", topic);
+  }
+}
+
+}  // namespace outbox

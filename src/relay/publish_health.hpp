@@ -1,0 +1,88 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "config/duration.hpp"
+
+namespace outbox {
+
+// What the relay's recent deliveries say about the Kafka cluster, shared by the workers of one
+// process and read by /readyz and /metrics.
+//
+// The outage gate: when a whole batch fails the cluster's way (not enough replicas, no leader,
+// timeouts: FailureDisposition::kTransient on every partition it touched) nothing is the
+// events' fault. Their rows go back to PENDING with no attempt counted, and claiming more only
+// leases rows to wait out their delivery timeout, so the gate pauses claims: one worker at a
+// time claims a probe of a few events, at a growing interval, until a delivery gets through.
+// Any delivery ends the outage, and every worker claims full batches again.
+//
+// Unknown topics: a topic (or partition) the cluster does not know may be about to appear
+// (topic creation, partition growth, metadata propagation). Its events are retried without
+// counting attempts until the topic has been unknown for the grace period; then they are
+// FAILED with the reason. A delivery to the topic forgets it.
+class PublishHealth {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  struct Settings {
+    size_t probe_events = 10;  // the size of a probe batch
+    Micros probe_interval_initial = std::chrono::seconds(1);
+    Micros probe_interval_max = std::chrono::seconds(10);
+    Micros unknown_topic_grace = std::chrono::minutes(5);
+  };
+
+  // Whether a worker may claim now, and how much.
+  struct Admission {
+    enum class Kind {
+      kClaim,  // no outage: a full batch
+      kProbe,  // an outage, and this worker probes: at most `limit` events
+      kWait,   // an outage: another probe is out, or the next one is not due yet
+    };
+    Kind kind = Kind::kClaim;
+    size_t limit = 0;
+  };
+
+  explicit PublishHealth(Settings settings) : settings_(settings) {}
+
+  Admission admit(size_t batch_size, Clock::time_point now);
+  // A probe claim sent nothing: its slot is free again. `nothing_to_send` (the claim found no
+  // rows): with nothing to learn from, the gate opens (the next real batch tells again).
+  void probe_not_sent(bool nothing_to_send);
+  // A batch settled: how many of its events were delivered, how many failed the outage way
+  // (`outage_error` says the first: "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]"), and whether
+  // it was a probe.
+  void settled(size_t delivered, size_t outage, const std::string& outage_error, bool probe,
+               Clock::time_point now);
+
+  // "NOT_ENOUGH_REPLICAS: ... on outbox.order[2], for 45s" while claims are paused.
+  std::optional<std::string> outage(Clock::time_point now) const;
+  uint64_t outages_total() const;
+
+  struct UnknownTopicVerdict {
+    bool give_up = false;  // unknown for longer than the grace: FAILED with the reason
+    Micros unknown_for{};
+    Micros retry_in{};  // when not giving up: defer the row this long
+  };
+  UnknownTopicVerdict unknown_topic(const std::string& topic, Clock::time_point now);
+  void delivered_to(const std::string& topic);
+  Micros unknown_topic_grace() const { return settings_.unknown_topic_grace; }
+
+ private:
+  Settings settings_;
+  mutable std::mutex mutex_;
+  bool in_outage_ = false;
+  Clock::time_point outage_since_{};
+  std::string outage_error_;
+  bool probe_out_ = false;
+  Clock::time_point next_probe_{};
+  Micros probe_interval_{};
+  uint64_t outages_total_ = 0;
+  std::map<std::string, Clock::time_point> unknown_since_;
+};
+
+}  // namespace outbox

@@ -1,0 +1,98 @@
+// The request path of the relay's metrics endpoint (src/relay/http_endpoint.hpp): the real
+// HttpEndpoint, started once in this process on a loopback port, gets each input as the bytes
+// of one connection. Whatever arrives, the server answers with an HTTP/1.1 status line or
+// closes the connection, and it keeps serving: every 64th input is followed by a well-formed
+// GET /healthz that must get its 200. (Debian's cpp-httplib is a shared library built without
+// coverage instrumentation, so libFuzzer steers by our handlers only; ASan still checks every
+// buffer that crosses into ours.)
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "http_endpoint.hpp"
+
+namespace {
+
+outbox::HttpEndpoint& endpoint() {
+  static const std::unique_ptr<outbox::HttpEndpoint> started = [] {
+    outbox::HttpHandlers handlers;
+    handlers.metrics = [] { return std::string("# TYPE outbox_fuzz gauge\noutbox_fuzz 1\n"); };
+    handlers.healthz = [] { return outbox::ProbeResult{true, "ok"}; };
+    handlers.readyz = [] { return outbox::ProbeResult{false, "not ready: fuzzing"}; };
+    outbox::Outcome<std::unique_ptr<outbox::HttpEndpoint>> outcome =
+        outbox::HttpEndpoint::start("127.0.0.1:0", std::move(handlers));
+    if (!outcome) std::abort();
+    return std::move(outcome).value();
+  }();
+  return *started;
+}
+
+// Sends the bytes and returns everything the server wrote back until it closed. With
+// end_requests the client then shuts its sending side, so the server sees the end of the input
+// at once instead of waiting out its keep-alive timeout. cpp-httplib takes a peer that has shut
+// its side as gone and may then skip the answer (SocketStream::is_writable peeks for EOF), so
+// with end_requests an empty answer is allowed; the probe below keeps its side open.
+std::string exchange(const uint8_t* data, size_t size, bool end_requests) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) std::abort();
+  timeval timeout{10, 0};  // a server that neither answers nor closes is a finding
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(endpoint().port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    std::abort();  // the endpoint stopped accepting
+  }
+  size_t sent = 0;
+  while (sent < size) {
+    const ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;  // the server may close early on a bad request
+    sent += static_cast<size_t>(n);
+  }
+  if (end_requests) shutdown(fd, SHUT_WR);
+  std::string answer;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) std::abort();
+      break;  // reset by the server
+    }
+    answer.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return answer;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string answer = exchange(data, size, true);
+  if (!answer.empty() && answer.rfind("HTTP/1.1 ", 0) != 0) {
+    std::fprintf(stderr, "the input got:\n%s\n", answer.c_str());
+    std::abort();
+  }
+
+  static unsigned inputs = 0;
+  if (++inputs % 64 == 0) {
+    static const std::string probe =
+        "GET /healthz HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n";
+    const std::string healthz =
+        exchange(reinterpret_cast<const uint8_t*>(probe.data()), probe.size(), false);
+    if (healthz.rfind("HTTP/1.1 200 ", 0) != 0 ||
+        healthz.find("\r\n\r\nok\n") == std::string::npos) {
+      std::fprintf(stderr, "GET /healthz after the input got:\n%s\n", healthz.c_str());
+      std::abort();
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,140 @@
+#include "delivery_audit.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <sstream>
+
+#include "daemon_logs.hpp"
+#include "duplicate_attribution.hpp"
+#include "relay_process.hpp"
+
+namespace outbox::test {
+namespace {
+
+// Error names of the failure lines the relay logged for each event: "event <id> attempt 2 of
+// 10: maybe delivered (topic t): _MSG_TIMED_OUT: ..." and the like name it after "): ".
+std::map<std::string, std::set<std::string>> failure_errors(const std::string& log) {
+  std::map<std::string, std::set<std::string>> errors;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t event = line.find("] event ");
+    const size_t topic = line.find(" (topic ");
+    if (event == std::string::npos || topic == std::string::npos) continue;
+    const size_t id_start = event + 8;
+    const size_t id_end = line.find_first_of(" :", id_start);
+    const size_t error_start = line.find("): ", topic);
+    if (id_end == std::string::npos || error_start == std::string::npos) continue;
+    const size_t error_end = line.find(':', error_start + 3);
+    errors[line.substr(id_start, id_end - id_start)].insert(
+        line.substr(error_start + 3, error_end - error_start - 3));
+  }
+  return errors;
+}
+
+std::string joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names)
+    out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+}  // namespace
+
+DeliveryAudit audit_delivery(const TestDatabase& db,
+                             const std::vector<harness::KafkaRecord>& records,
+                             const std::string& rows_where) {
+  DeliveryAudit audit;
+  audit.topic = tally(records);
+  std::set<std::string> ids;
+  for (const auto& row :
+       db.query("SELECT event_id, status FROM outbox_event WHERE " + rows_where)) {
+    ++audit.rows;
+    ids.insert(row[0]);
+    const bool on_topic = audit.topic.deliveries.count(row[0]) != 0;
+    if (row[1] == "PUBLISHED") {
+      ++audit.published;
+      if (!on_topic) audit.marked_not_on_topic.push_back(row[0]);
+    }
+    if (!on_topic) audit.rows_not_on_topic.push_back(row[0]);
+  }
+  for (const auto& [id, count] : audit.topic.deliveries) {
+    if (ids.count(id) == 0) audit.records_without_row.push_back(id);
+  }
+  return audit;
+}
+
+void check_all_published_and_on_topic(const DeliveryAudit& audit) {
+  INFO("PUBLISHED but not on the topic: " << first_few(audit.marked_not_on_topic));
+  INFO("not on the topic: " << first_few(audit.rows_not_on_topic));
+  INFO("on the topic without a row: " << first_few(audit.records_without_row));
+  CHECK(audit.rows > 0);
+  CHECK(audit.published == audit.rows);
+  CHECK(audit.marked_not_on_topic.empty());
+  CHECK(audit.rows_not_on_topic.empty());
+  CHECK(audit.records_without_row.empty());
+  CHECK(audit.topic.deliveries.size() == static_cast<size_t>(audit.rows));
+}
+
+std::string DuplicateCauses::summary() const {
+  std::string out = std::to_string(copies);
+  std::string causes;
+  for (const auto& [cause, count] : by_cause)
+    causes += (causes.empty() ? "" : ", ") + cause + ": " + std::to_string(count);
+  if (!unexplained.empty()) {
+    causes += (causes.empty() ? "" : ", ") + std::string("UNEXPLAINED: ") +
+              std::to_string(unexplained.size());
+  }
+  return causes.empty() ? out : out + " (" + causes + ")";
+}
+
+DuplicateCauses explain_duplicates(const TestDatabase& db,
+                                   const std::vector<harness::KafkaRecord>& records,
+                                   const std::vector<const RelayProcess*>& relays) {
+  verify::DuplicateEvidence evidence;
+  evidence.topic = records;
+  for (const auto& row :
+       db.query("SELECT event_id, published_by FROM outbox_event WHERE status = 'PUBLISHED'")) {
+    evidence.published_by[row[0]] = row[1];
+  }
+  std::map<std::string, std::set<std::string>> errors;
+  for (size_t i = 0; i < relays.size(); ++i) {
+    const std::string log = relays[i]->log();
+    verify::RelayLog lines = verify::relay_log_lines(log, "relay-" + std::to_string(i));
+    evidence.relay.events.insert(evidence.relay.events.end(), lines.events.begin(),
+                                 lines.events.end());
+    evidence.relay.abandoned.insert(evidence.relay.abandoned.end(), lines.abandoned.begin(),
+                                    lines.abandoned.end());
+    for (auto& [id, names] : failure_errors(log))
+      errors[id].insert(names.begin(), names.end());
+  }
+  std::map<std::string, int> claims;
+  for (const verify::RelayEventLine& line : evidence.relay.events) {
+    if (line.step == verify::RelayEventStep::kClaimed) ++claims[line.event_id];
+  }
+
+  DuplicateCauses causes;
+  for (const verify::DuplicateCopy& copy : verify::account_for_duplicates(evidence).copies) {
+    ++causes.copies;
+    if (copy.cause == verify::CopyCause::kProducerRetry) {
+      causes.unexplained.push_back(copy.event_id + " " + copy.copy +
+                                   " (no failure, lease loss "
+                                   "or kill logged for it)");
+      continue;
+    }
+    std::string cause = verify::copy_cause_name(copy.cause);
+    if (copy.cause == verify::CopyCause::kDeliveryFailedButStored) {
+      cause += " (" + joined(errors[copy.event_id]) + ")";
+    }
+    ++causes.by_cause[cause];
+  }
+  for (const auto& [id, count] : tally(records).deliveries) {
+    if (count > claims[id]) {
+      causes.unexplained.push_back(id + ": " + std::to_string(count) + " copies from " +
+                                   std::to_string(claims[id]) + " claims");
+    }
+  }
+  return causes;
+}
+
+}  // namespace outbox::test

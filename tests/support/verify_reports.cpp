@@ -1,0 +1,178 @@
+#include "verify_reports.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "test_env.hpp"
+
+namespace outbox::test {
+namespace {
+
+// The brokerDeliveriesForEvent entry of one window's case (an undefined node when absent).
+YAML::Node find_case(const YAML::Node& deliveries, const std::string& label) {
+  for (const YAML::Node& event : deliveries) {
+    if (event["case"].as<std::string>() == label) return event;
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+}  // namespace
+
+VerifyRun run_verify(std::vector<std::string> args, const std::string& report_file,
+                     const std::string& root) {
+  args.insert(args.begin(), verify_binary());
+  args.push_back("--report");
+  args.push_back(report_file);
+  VerifyRun run;
+  run.result = harness::run_command(args);
+  run.report_text = read_text_file(report_file);
+  try {
+    run.report = YAML::Load(run.report_text)[root];
+  } catch (const YAML::Exception&) {
+    run.report = YAML::Node(YAML::NodeType::Undefined);
+  }
+  return run;
+}
+
+KeptDatabase::KeptDatabase(const std::string& name) : cli_(mysql_endpoint(name)), name_(name) {}
+
+KeptDatabase::~KeptDatabase() {
+  try {
+    cli_.exec("DROP DATABASE IF EXISTS `" + name_ + "`");
+  } catch (...) {  // NOLINT(bugprone-empty-catch): best effort cleanup
+  }
+}
+
+void check_seven_windows_report(const VerifyRun& run, const KeptDatabase& db,
+                                const std::string& broker) {
+  const YAML::Node& doc = run.report;
+  CHECK(run.result.status == 0);
+  CHECK(run.report_text.find("${") == std::string::npos);  // every placeholder filled
+
+  CHECK(doc["experimentId"].as<std::string>().rfind("vfy-windows-", 0) == 0);
+  CHECK(doc["versions"]["application"]["relay"].as<std::string>().rfind("outbox-relay ", 0) == 0);
+  CHECK(doc["versions"]["mysqlAndDriver"]["server"].as<std::string>().find("MariaDB") !=
+        std::string::npos);
+  CHECK(doc["versions"]["mysqlAndDriver"]["driver"].as<std::string>().rfind("MySQL Connector/C++ ",
+                                                                            0) == 0);
+  CHECK(doc["versions"]["mysqlAndDriver"]["clientLibrary"].as<std::string>().rfind("libmariadb ",
+                                                                                   0) == 0);
+  CHECK(doc["versions"]["brokerAndClient"]["broker"].as<std::string>().find(broker) !=
+        std::string::npos);
+  CHECK(doc["versions"]["brokerAndClient"]["independentReader"].as<std::string>().rfind("kcat ",
+                                                                                        0) == 0);
+  for (const char* key : {"requestId", "eventId", "orderId"})
+    CHECK_FALSE(doc["event"][key].as<std::string>().empty());
+  CHECK(doc["event"]["eventTypeAndVersion"].as<std::string>() == "ORDER_ACCEPTED v1");
+
+  const std::vector<std::string> points{"BEFORE_ORDER_TRANSACTION_COMMIT",
+                                        "COMMIT_SUCCEEDS_BUT_CLIENT_RECEIVES_EXCEPTION",
+                                        "AFTER_COMMIT_BEFORE_RELAY_CLAIM",
+                                        "AFTER_BROKER_CONFIRM_BEFORE_MARK_PUBLISHED",
+                                        "DURING_CONCURRENT_CLAIM",
+                                        "AFTER_CONSUMER_COMMIT_BEFORE_MESSAGE_ACK",
+                                        "NON_TARGET_INTEGRITY_OR_DATA_ERROR_WHILE_CLAIMING"};
+  REQUIRE(doc["injections"].size() == points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    const YAML::Node injection = doc["injections"][i];
+    CHECK(injection["point"].as<std::string>() == points[i]);
+    CHECK_FALSE(injection["expected"].as<std::string>().empty());
+    CHECK(injection["observed"].size() >= 2);
+    CHECK(injection["verdict"].as<std::string>() == "PASS");
+  }
+
+  const YAML::Node counts = doc["counts"];
+  for (const char* key : {"committedOrders", "outboxEventsByStatus", "brokerDeliveriesForEvent",
+                          "consumerHandleAttempts", "consumedEventRows", "notificationJobs"}) {
+    CHECK(counts[key].IsDefined());
+  }
+  CHECK(counts["committedOrders"].as<long long>() == 10);
+  CHECK(counts["notificationJobs"].as<long long>() == 10);
+  // The duplicate path really ran: the events of windows 4-6 were delivered twice (two copies
+  // on the topic, or a copy whose offset the killed consumer never committed) and recognised
+  // as already consumed, and still applied once.
+  for (const char* label : {"4", "5", "6"}) {
+    INFO("window " << label);
+    const YAML::Node event = find_case(counts["brokerDeliveriesForEvent"], label);
+    REQUIRE(event.IsMap());
+    CHECK(event["deliveries"].as<int>() >= 2);
+    CHECK(event["consumerAlreadyConsumed"].as<int>() >= 1);
+    CHECK(event["consumerApplied"].as<int>() == 1);
+  }
+  CHECK(find_case(counts["brokerDeliveriesForEvent"], "4")["copiesOnTopic"].as<int>() == 2);
+  CHECK(find_case(counts["brokerDeliveriesForEvent"], "5")["copiesOnTopic"].as<int>() == 2);
+  for (const char* invariant :
+       {"committedOrderHasOutboxEvent", "unknownCommitReconciledByStableRequestId",
+        "noEffectWithoutCommittedOrder", "onlyTargetUniqueConflictMeansAlreadyConsumed",
+        "oneLocalEffectPerConsumerAndEvent", "everyNonTerminalStateIsQueryable",
+        "duplicatePathRan"}) {
+    INFO(invariant);
+    CHECK(doc["invariants"][invariant].as<std::string>() == "PASS");
+  }
+  CHECK(doc["verdict"].as<std::string>() == "PASS");
+
+  // What the report claims, checked in the database it left: ten orders, each with its event
+  // PUBLISHED and exactly one notification job that belongs to it.
+  CHECK(db.count("SELECT COUNT(*) FROM orders") == 10);
+  CHECK(db.count("SELECT COUNT(*) FROM outbox_event WHERE status = 'PUBLISHED'") == 10);
+  CHECK(db.count("SELECT COUNT(*) FROM orders o JOIN notification_job j ON j.event_id = "
+                 "o.acceptance_event_id AND j.order_id = o.id") == 10);
+  CHECK(db.count("SELECT COUNT(*) FROM consumed_event") == 10);
+}
+
+std::map<std::string, YAML::Node> check_soak_report(const VerifyRun& run, int64_t events,
+                                                    int faults) {
+  const YAML::Node& doc = run.report;
+  CHECK(run.result.status == 0);
+  const std::string seed = doc["seed"].as<std::string>();
+  CHECK(run.result.err.find("seed " + seed + " (replay: outbox-verify soak --seed " + seed) !=
+        std::string::npos);
+  for (const auto& check : doc["checks"]) {
+    INFO(check.first.as<std::string>() << ": " << doc["checkEvidence"][check.first]);
+    CHECK(check.second.as<std::string>() == "PASS");
+  }
+  CHECK(doc["checks"].size() == 7);
+  CHECK(doc["counts"]["committedOrders"].as<long long>() == events);
+  CHECK(doc["counts"]["notificationJobs"].as<long long>() == events);
+  int injected = 0;
+  std::map<std::string, YAML::Node> rows;
+  // Nine kinds on either broker (the mock's per-request errors, the real cluster's node kills).
+  REQUIRE(doc["duplicatesByFaultKind"].size() == 10);
+  for (const YAML::Node& row : doc["duplicatesByFaultKind"]) {
+    const std::string kind = row["fault"].as<std::string>();
+    rows[kind] = row;
+    if (kind == "unattributed") continue;
+    INFO(kind);
+    CHECK(row["injected"].as<int>() >= 1);  // every kind at least once
+    CHECK(row["skipped"].as<int>() == 0);
+    injected += row["injected"].as<int>();
+  }
+  CHECK(rows.count("unattributed") == 1);
+  CHECK(injected == faults);
+  CHECK(doc["faults"]["schedule"].size() == static_cast<size_t>(faults));
+  CHECK(std::regex_search(run.result.err,
+                          std::regex("mariadb_restart \\(stop, start\\) -> restarted")));
+  CHECK(doc["verdict"].as<std::string>() == "PASS");
+  return rows;
+}
+
+std::string soak_table(const VerifyRun& run) {
+  std::istringstream lines(run.result.err);
+  std::string table;
+  bool inside = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("duplicates per fault kind") != std::string::npos) {
+      inside = true;
+    } else if (inside && line.find("] soak ") != std::string::npos) {
+      break;
+    }
+    if (inside) table += line.substr(std::min(line.size(), line.find("] ") + 2)) + "\n";
+  }
+  return table;
+}
+
+}  // namespace outbox::test
