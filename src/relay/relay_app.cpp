@@ -41,7 +41,7 @@ Readiness wait_for_database(const RelayConfig& config, HealthBoard& health,
                             const std::stop_token& stop) {
   Backoff backoff(config.relay.backoff_initial, config.relay.backoff_max);
   while (!stop.stop_requested()) {
-    health.tick(-1);
+    health.tick(HealthBoard::kStartUp);
     std::string problem;
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, SessionSettings{});
@@ -49,7 +49,7 @@ Readiness wait_for_database(const RelayConfig& config, HealthBoard& health,
       const CheckResult check = check_database(*session.value());
       if (check.verdict == CheckVerdict::kOk) {
         spdlog::info("mysql {} ready: {}", config.mysql.describe(), check.message);
-        health.set_database_ok(true);
+        health.set_problem(HealthBoard::kStartUp, "");
         return Readiness::kReady;
       }
       if (check.verdict == CheckVerdict::kFatal) {
@@ -62,6 +62,7 @@ Readiness wait_for_database(const RelayConfig& config, HealthBoard& health,
     }
     const Micros pause = backoff.next();
     spdlog::warn("waiting for MySQL: {}; retrying in {}", problem, format_pause(pause));
+    health.set_problem(HealthBoard::kStartUp, "waiting for MySQL: " + problem);
     systemd::notify_status("waiting for MySQL: " + problem);
     sleep_unless_stopped(stop, pause);
   }
@@ -72,15 +73,18 @@ Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher, 
                           const std::stop_token& stop) {
   Backoff backoff(config.relay.backoff_initial, config.relay.backoff_max);
   while (!stop.stop_requested()) {
-    health.tick(-1);
-    const Status probed = publisher.probe(milliseconds(2000));
+    health.tick(HealthBoard::kStartUp);
+    const Status probed =
+        publisher.probe(std::chrono::duration_cast<milliseconds>(kBrokerProbeTimeout));
     if (probed) {
       spdlog::info("kafka {} ready", config.kafka.bootstrap_servers);
+      health.set_problem(HealthBoard::kStartUp, "");
       return Readiness::kReady;
     }
     const Micros pause = backoff.next();
     spdlog::warn("waiting for Kafka {}: {}; retrying in {}", config.kafka.bootstrap_servers,
                  probed.error().message, format_pause(pause));
+    health.set_problem(HealthBoard::kStartUp, "waiting for Kafka: " + probed.error().message);
     systemd::notify_status("waiting for Kafka: " + probed.error().message);
     sleep_unless_stopped(stop, pause);
   }
@@ -221,8 +225,20 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   ByteBudget in_flight_bytes(config.relay.max_in_flight_bytes);
   const auto outage = [&] { return publish_health.outage(std::chrono::steady_clock::now()); };
   const auto ready = [&] {
-    return health.started() && !health.draining() && health.database_ok() &&
+    return health.started() && !health.draining() && health.problem().empty() &&
            publisher.value()->healthy() && !outage();
+  };
+  const auto not_ready_because = [&]() -> std::string {
+    if (!health.started()) {
+      const std::string waiting = health.problem();
+      return waiting.empty() ? "starting" : "starting: " + waiting;
+    }
+    if (health.draining()) return "draining";
+    if (const std::optional<std::string> down = outage()) {
+      return "kafka outage, claims paused: " + *down;
+    }
+    if (std::string problem = health.problem(); !problem.empty()) return problem;
+    return "kafka unreachable or producer failed";
   };
   std::unique_ptr<HttpEndpoint> http;
   if (!config.metrics.listen.empty()) {
@@ -242,14 +258,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
                      },
                      [&] {
                        if (ready()) return ProbeResult{true, "ready"};
-                       if (const std::optional<std::string> down = outage()) {
-                         return ProbeResult{false, "kafka outage, claims paused: " + *down};
-                       }
-                       return ProbeResult{false, !health.started()   ? "starting"
-                                                 : health.draining() ? "draining"
-                                                 : !health.database_ok()
-                                                     ? "mysql unreachable"
-                                                     : "kafka unreachable or producer failed"};
+                       return ProbeResult{false, not_ready_because()};
                      }});
     if (!started) {
       // Not EX_CONFIG: a port in use may be free on the next start.

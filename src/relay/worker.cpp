@@ -39,6 +39,7 @@ bool Worker::ensure_store() {
   if (!opened) {
     ++stats_.db_errors;
     spdlog::warn("worker {}: {}", settings_.index, opened.error().message);
+    health_.set_problem(settings_.index, "mysql: " + opened.error().message);
     return false;
   }
   store_ = std::move(opened).value();
@@ -111,7 +112,9 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   Outcome<ClaimedBatch> claimed = store_->claim(token, limit, settings_.lease,
                                                 PayloadAllowance{allowance.bytes, allowance.alone});
   stats_.claim_seconds.Observe(seconds_since(claim_started));
-  health_.set_database_ok(!store_->known_broken());
+  // A session-level error (connection lost, read-only server) makes this worker not ready
+  // until a claim works again; an error of the claim itself does not.
+  health_.set_problem(settings_.index, store_->session_problem());
   bytes_.keep(allowance.bytes, claimed ? claimed.value().payload_bytes : 0);
   if (!claimed) {
     ++stats_.db_errors;

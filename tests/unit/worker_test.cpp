@@ -107,6 +107,7 @@ class ScriptedStore final : public outbox::ClaimStore {
   }
   Outcome<size_t> wake_successors(const std::vector<std::string>&) override { return size_t{0}; }
   bool known_broken() const override { return false; }
+  std::string session_problem() const override { return ""; }
 
   std::mutex mutex;
   std::map<std::string, std::string> deferred;
