@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <stop_token>
 #include <thread>
@@ -34,6 +36,10 @@ namespace outbox {
 namespace {
 
 using std::chrono::milliseconds;
+
+// After the drain deadline's purge, how long the workers get to release their rows before the
+// process exits without them: the exit comes at most relay.drain_timeout + this after SIGTERM.
+constexpr std::chrono::seconds kAbandonGrace{3};
 
 enum class Readiness { kReady, kStopped, kFatal };
 
@@ -189,14 +195,22 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   LiveSettings live{static_cast<size_t>(config.relay.batch_size), polls};
   RelayConfig running = config;
 
+  std::atomic<bool> worker_failed{false};
+  std::once_flag drain_started;
+  const auto begin_drain = [&] {
+    std::call_once(drain_started, [&] {
+      health.set_draining();
+      systemd::notify_stopping();
+      drain.start(config.relay.drain_timeout);
+      stop.request_stop();
+    });
+  };
+
   const SignalWatcher signals(
       [&](int signal) {
         spdlog::info("{}: draining: no new claims, waiting up to {} for in-flight deliveries",
                      signal_name(signal), format_duration(config.relay.drain_timeout));
-        health.set_draining();
-        systemd::notify_stopping();
-        drain.start(config.relay.drain_timeout);
-        stop.request_stop();
+        begin_drain();
       },
       [&] {
         try {
@@ -306,7 +320,15 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       Worker worker(settings, open_store,
                     WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
                                  publish_health, in_flight_bytes});
-      worker.run(stop.get_token());
+      try {
+        worker.run(stop.get_token());
+      } catch (const std::exception& e) {
+        // Not std::terminate: the other workers drain, and the exit status says it failed.
+        worker_failed.store(true);
+        spdlog::critical("worker {} failed: {}; draining the others and exiting", settings.index,
+                         e.what());
+        begin_drain();
+      }
       std::lock_guard lock(state_mutex);
       ++workers_finished;
       state_changed.notify_all();
@@ -327,13 +349,33 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
         "drain deadline reached with deliveries outstanding: abandoning them; their rows are "
         "released (or left to their lease), never marked");
     publisher.value()->abandon_in_flight();
+    // The purge answers every report at once and send() hands nothing over any more, so the
+    // workers release their rows within moments. One still inside a MySQL statement (a claim
+    // or a mark, each up to mysql.read_timeout) is not waited for: its rows stay leased until
+    // the lease ends, as after a crash, and are published again then.
+    lock.lock();
+    const bool settled = state_changed.wait_until(
+        lock, drain.get() + kAbandonGrace, [&] { return workers_finished == workers.size(); });
+    const size_t busy = workers.size() - workers_finished;
+    lock.unlock();
+    if (!settled) {
+      progress.report_now();
+      spdlog::error(
+          "{} of {} workers still busy {} after the drain deadline (inside a MySQL statement): "
+          "exiting without them; their rows stay leased until the lease ends and are then "
+          "published again",
+          busy, workers.size(), format_pause(kAbandonGrace));
+      // Not joined, nothing destroyed: the busy workers still use what this frame holds. Every
+      // log line is already flushed (flush_on trace).
+      std::_Exit(worker_failed.load() ? 1 : 0);
+    }
   }
   workers.clear();  // joins
   progress.report_now();
   spdlog::info("drained: {} events published, {} released, {} leases lost; exiting",
                stats.events_published.load(), stats.events_released.load(),
                stats.marks_refused.load());
-  return 0;
+  return worker_failed.load() ? 1 : 0;
 }
 
 }  // namespace outbox

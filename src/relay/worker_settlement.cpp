@@ -49,7 +49,7 @@ void Worker::settle_oldest() {
     report_settlement(batch, plan, apply(batch, plan));
   }
   stats_.events_in_flight -= static_cast<int64_t>(batch.claim.events.size());
-  bytes_.release(batch.payload_bytes);
+  // The batch's bytes go back to the budget as it goes out of scope, on every path.
 }
 
 void Worker::await_reports(const InFlightBatch& batch) {
