@@ -132,7 +132,7 @@ Figure measure_broker_limit(BenchContext& context, int batch, int threads_count)
     }
     // Warm up: topic creation and connections are not part of the limit.
     publisher.value()
-        ->send(events, Clock::now() + std::chrono::seconds(10))
+        ->send(events, Clock::now() + std::chrono::seconds(10), {})
         ->wait_until(Clock::now() + std::chrono::seconds(10));
     std::atomic<long> delivered{0};
     const auto started = Clock::now();
@@ -143,7 +143,7 @@ Figure measure_broker_limit(BenchContext& context, int batch, int threads_count)
         while (Clock::now() < deadline) {
           // The baseline has no lease: the enqueue may wait as long as the run lasts.
           auto in_flight = publisher.value()->send(
-              events, std::chrono::time_point_cast<Clock::duration>(deadline));
+              events, std::chrono::time_point_cast<Clock::duration>(deadline), {});
           in_flight->wait_until(Clock::time_point::max());
           for (const DeliveryOutcome& outcome : in_flight->outcomes()) {
             if (outcome.status == DeliveryStatus::kDelivered) ++delivered;

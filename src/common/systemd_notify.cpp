@@ -13,6 +13,9 @@ void notify_stopping() {
 void notify_watchdog() {
   sd_notify(0, "WATCHDOG=1");
 }
+void notify_extend_timeout(std::chrono::microseconds extension) {
+  sd_notify(0, ("EXTEND_TIMEOUT_USEC=" + std::to_string(extension.count())).c_str());
+}
 
 void notify_status(const std::string& status) {
   // STATUS= is one line: a newline would end the field.

@@ -12,6 +12,10 @@ void notify_ready();
 void notify_stopping();
 void notify_status(const std::string& status);
 void notify_watchdog();
+// EXTEND_TIMEOUT_USEC=: the current state (start-up, stop) may take `extension` longer than
+// TimeoutStartSec=/TimeoutStopSec= allow, counted from now (systemd 236+). Send it again
+// before `extension` runs out to keep extending.
+void notify_extend_timeout(std::chrono::microseconds extension);
 
 // The watchdog interval systemd expects pings within (WatchdogSec=), if it set one.
 std::optional<std::chrono::microseconds> watchdog_interval();

@@ -75,10 +75,16 @@ void BacklogMonitor::run(const std::stop_token& stop) {
   const MysqlThreadScope thread_mysql;
   std::unique_ptr<MysqlSession> session;
   do {
+    // Only reads: a read-only server looks fine from here, and the workers say otherwise.
+    std::string problem;
     if (!session) {
       Outcome<std::unique_ptr<MysqlSession>> opened =
           MysqlSession::open(endpoint_, SessionSettings{});
-      if (opened) session = std::move(opened).value();
+      if (opened) {
+        session = std::move(opened).value();
+      } else {
+        problem = "mysql: " + opened.error().message;
+      }
     }
     if (session) {
       try {
@@ -87,10 +93,14 @@ void BacklogMonitor::run(const std::stop_token& stop) {
         snapshot_ = std::move(fresh);
       } catch (const sql::SQLException& e) {
         spdlog::warn("backlog query failed: {}", describe_sql_error(e));
-        if (needs_new_session(e.getErrorCode())) session.reset();
+        if (needs_new_session(e.getErrorCode())) {
+          session.reset();
+          problem = session_condition(e.getErrorCode()) +
+                    ": backlog query failed: " + describe_sql_error(e);
+        }
       }
     }
-    health_.set_database_ok(session != nullptr);
+    health_.set_problem(health_.backlog_monitor(), problem);
   } while (sleep_unless_stopped(stop, interval_));
 }
 

@@ -12,28 +12,56 @@ namespace outbox {
 // A worker reserves an allowance before it claims (at most `share`: the budget divided among
 // the batches that can be in flight at once, so no worker starves the others), the claim takes
 // rows while their payloads fit, the worker keeps what the claim used and gives back the rest,
-// and releases what it kept when the batch settles. One row larger than any allowance is still
-// taken, alone: only when nothing at all is in flight, so even then the process holds one row.
+// and the batch gives back what it kept when it settles. One row larger than any allowance is
+// still taken, alone: only when nothing at all is in flight, so even then the process holds one
+// row.
+//
+// What is reserved or kept is a Hold: it gives its bytes back when it is destroyed, on every
+// path (a failed claim, a send() that threw, a batch abandoned by an exception), so a budget
+// can never be spent by bytes that nothing holds any more.
 class ByteBudget {
  public:
   explicit ByteBudget(uint64_t limit) : limit_(limit) {}
+  ByteBudget(const ByteBudget&) = delete;
+  ByteBudget& operator=(const ByteBudget&) = delete;
+
+  // Bytes taken from the budget, given back by the destructor. Move-only.
+  class Hold {
+   public:
+    Hold() = default;
+    Hold(Hold&& other) noexcept;
+    Hold& operator=(Hold&& other) noexcept;
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+    ~Hold() { give_back(); }
+
+    uint64_t bytes() const { return bytes_; }
+    // After the claim: holds `used` instead (more than before for a row taken alone, less
+    // when the rows took less than the allowance) and gives the difference back.
+    void resize(uint64_t used);
+    void give_back();
+
+   private:
+    friend class ByteBudget;
+    Hold(ByteBudget* budget, uint64_t bytes) : budget_(budget), bytes_(bytes) {}
+
+    ByteBudget* budget_ = nullptr;
+    uint64_t bytes_ = 0;
+  };
 
   struct Allowance {
-    uint64_t bytes = 0;  // payload bytes the claim may take
-    bool alone = false;  // nothing else is in flight: one row larger than `bytes` may be taken
+    Hold held;           // payload bytes the claim may take
+    bool alone = false;  // nothing else is in flight: one row larger than held may be taken
   };
   // Reserves up to `share` bytes (less when the budget has less left; 0 when it is spent).
   Allowance reserve(uint64_t share);
-  // After the claim: keeps `used` of the `reserved` allowance (used may exceed reserved for a
-  // row taken alone) and gives the rest back.
-  void keep(uint64_t reserved, uint64_t used);
-  // The batch settled: its payloads are gone.
-  void release(uint64_t used);
 
   uint64_t limit() const { return limit_; }
   uint64_t in_use() const;
 
  private:
+  void adjust(uint64_t from, uint64_t to);
+
   uint64_t limit_;
   mutable std::mutex mutex_;
   uint64_t in_use_ = 0;

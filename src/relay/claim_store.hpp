@@ -114,6 +114,9 @@ class ClaimStore {
   // True once a connection error showed the session unusable (the worker then opens a new
   // store). False says only that no error has shown it broken yet, not that the server is up.
   virtual bool known_broken() const = 0;
+  // Once known_broken(): what broke it, for /readyz and the log ("mysql: read-only (error
+  // 1290): claim failed: ..."); "" otherwise.
+  virtual std::string session_problem() const = 0;
 };
 
 }  // namespace outbox

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,17 +46,23 @@ class Publisher {
   // past `enqueue_by`: events not handed over by then get a kNotDelivered QUEUE_FULL outcome
   // (released, no attempt). Each handed-over event's report comes within delivery_timeout()
   // of its hand-over, so every report of the batch arrives by enqueue_by + delivery_timeout().
-  // The events must stay alive, unchanged, until every report arrived: the producer sends
-  // their payloads without copying them.
-  virtual std::unique_ptr<InFlightDeliveries> send(
-      const std::vector<OutboxEvent>& events, std::chrono::steady_clock::time_point enqueue_by) = 0;
+  // While it waits for queue room it calls `still_waiting` every few milliseconds, so the
+  // caller can show that it is not stuck. The events must stay alive, unchanged, until every
+  // report arrived: the producer sends their payloads without copying them. It should not
+  // throw (a failure mid-batch gives the rest a kNotDelivered outcome); if it does, nothing of
+  // the batch may be left with the producer: the caller releases every event.
+  virtual std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
+                                                   std::chrono::steady_clock::time_point enqueue_by,
+                                                   const std::function<void()>& still_waiting) = 0;
   // librdkafka's message.timeout.ms (delivery.timeout.ms): the bound on each report.
   virtual std::chrono::microseconds delivery_timeout() const = 0;
   // Whether claiming more rows makes sense now: false while no broker answers, so rows are
   // not leased only to wait out their delivery timeout. May probe the broker (bounded).
   virtual bool ready() = 0;
   // Drain deadline passed: give up on every queued and in-flight message so their reports
-  // arrive at once (as not or maybe delivered) and the rows can be released.
+  // arrive at once (as not or maybe delivered) and the rows can be released. From then on
+  // send() hands nothing over (every event kNotDelivered, _PURGE_QUEUE): a worker still
+  // sending must not hold the exit for a delivery timeout.
   virtual void abandon_in_flight() = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <shared_mutex>
 #include <string>
 #include <thread>
 
@@ -39,6 +40,17 @@ rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic, std:
       RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
 }
 #pragma GCC diagnostic pop
+
+std::string not_enqueued_because(rd_kafka_resp_err_t error) {
+  switch (error) {
+    case RD_KAFKA_RESP_ERR__QUEUE_FULL:
+      return "the producer's queue stayed full until the batch's enqueue deadline";
+    case RD_KAFKA_RESP_ERR__PURGE_QUEUE:
+      return "the drain deadline passed, every delivery was given up";
+    default:
+      return rd_kafka_err2str(error);
+  }
+}
 
 DeliveryOutcome not_sent(const std::string& topic, rd_kafka_resp_err_t error,
                          const std::string& detail) {
@@ -93,8 +105,9 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   return producer_;
 }
 
-std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<OutboxEvent>& events,
-                                                         steady_clock::time_point enqueue_by) {
+std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(
+    const std::vector<OutboxEvent>& events, steady_clock::time_point enqueue_by,
+    const std::function<void()>& still_waiting) {
   std::shared_ptr<ProducerHandle> producer = current();
   auto batch = std::make_unique<KafkaBatch>(producer, events.size());
   // One bound for the whole batch, set by the caller so that every report (at most the
@@ -117,10 +130,21 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<Outbo
           error = RD_KAFKA_RESP_ERR__QUEUE_FULL;
           break;
         }
-        error = produce(producer->get(), topic.value(), shape_.key(event), shape_.value(event),
-                        headers.get(), batch->slot(next));
+        {
+          // Once a drain gave up on every message, nothing more is handed over: a message
+          // enqueued after the purge would hold its worker, and the exit, for its whole
+          // delivery timeout. Shared: only abandon_in_flight() waits for the hand-overs.
+          const std::shared_lock closing(abandon_mutex_);
+          if (abandoned_) {
+            error = RD_KAFKA_RESP_ERR__PURGE_QUEUE;
+            break;
+          }
+          error = produce(producer->get(), topic.value(), shape_.key(event), shape_.value(event),
+                          headers.get(), batch->slot(next));
+        }
         // A full local queue is backpressure: the poll thread frees room as reports arrive.
         if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
+        if (still_waiting) still_waiting();
         std::this_thread::sleep_for(kQueueFullPause);
       }
       if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -128,19 +152,19 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(const std::vector<Outbo
         continue;
       }
       batch->record(next, not_sent(topic.value(), error,
-                                   "event " + event.event_id + " not enqueued: " +
-                                       (error == RD_KAFKA_RESP_ERR__QUEUE_FULL
-                                            ? std::string("the producer's queue stayed full until "
-                                                          "the batch's enqueue deadline")
-                                            : std::string(rd_kafka_err2str(error)))));
+                                   "event " + event.event_id +
+                                       " not enqueued: " + not_enqueued_because(error)));
     }
-  } catch (...) {
-    // Messages not handed over get their outcome here, so the batch never waits for reports
-    // that cannot come (and its destructor purges nothing on their account).
+  } catch (const std::exception& e) {
+    // Not rethrown: the messages already handed over point at this batch and at the events'
+    // payloads, so the batch must live until their reports came. The others get their
+    // outcome here, so the batch never waits for reports that cannot come.
+    spdlog::error("send() failed after {} of {} events were handed over: {}", next, events.size(),
+                  e.what());
     for (size_t i = next; i < events.size(); ++i) {
-      batch->record(i, not_sent("", RD_KAFKA_RESP_ERR__FAIL, "not enqueued: send() failed"));
+      batch->record(i, not_sent("", RD_KAFKA_RESP_ERR__FAIL,
+                                std::string("not enqueued: send() failed: ") + e.what()));
     }
-    throw;
   }
   return batch;
 }
@@ -172,6 +196,11 @@ bool KafkaPublisher::ready() {
 }
 
 void KafkaPublisher::abandon_in_flight() {
+  // First no more hand-overs (waiting for those under way), then the purge.
+  {
+    const std::unique_lock closing(abandon_mutex_);
+    abandoned_ = true;
+  }
   std::lock_guard lock(mutex_);
   rd_kafka_purge(producer_->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
   for (const std::weak_ptr<ProducerHandle>& weak : retired_) {

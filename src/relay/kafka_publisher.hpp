@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 #include "delivery.hpp"
@@ -23,9 +24,9 @@ class KafkaPublisher final : public Publisher {
                                                          TopicRouter router,
                                                          ProducerCounters counters = {});
 
-  std::unique_ptr<InFlightDeliveries> send(
-      const std::vector<OutboxEvent>& events,
-      std::chrono::steady_clock::time_point enqueue_by) override;
+  std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
+                                           std::chrono::steady_clock::time_point enqueue_by,
+                                           const std::function<void()>& still_waiting) override;
   std::chrono::microseconds delivery_timeout() const override { return delivery_timeout_; }
   bool ready() override;
   void abandon_in_flight() override;
@@ -58,6 +59,10 @@ class KafkaPublisher final : public Publisher {
   std::mutex probe_mutex_;
   std::chrono::steady_clock::time_point next_probe_{};
   bool reported_down_ = false;
+  // Set by abandon_in_flight(): send() hands nothing over any more. Held shared around each
+  // hand-over, exclusively to set the flag, so no message slips in after the purge.
+  std::shared_mutex abandon_mutex_;
+  bool abandoned_ = false;
 };
 
 }  // namespace outbox

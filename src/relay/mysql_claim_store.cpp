@@ -80,8 +80,11 @@ Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
     transaction.commit();
     return result;
   } catch (const sql::SQLException& e) {
-    if (needs_new_session(e.getErrorCode())) broken_ = true;
-    return Error{std::string(what) + " failed: " + describe_sql_error(e)};
+    std::string error = std::string(what) + " failed: " + describe_sql_error(e);
+    if (needs_new_session(e.getErrorCode())) {
+      session_problem_ = session_condition(e.getErrorCode()) + ": " + error;
+    }
+    return Error{std::move(error)};
   } catch (const ClaimInconsistency& e) {
     return Error{std::string(what) + " failed: " + e.what() + " (rolled back)"};
   }

@@ -61,7 +61,8 @@ class MysqlClaimStore final : public ClaimStore {
   Outcome<LeaseUpdateResult> defer(const LeaseToken& token, const std::vector<std::string>& ids,
                                    Micros delay, const std::string& error) override;
   Outcome<size_t> wake_successors(const std::vector<std::string>& ids) override;
-  bool known_broken() const override { return broken_; }
+  bool known_broken() const override { return !session_problem_.empty(); }
+  std::string session_problem() const override { return session_problem_; }
 
  private:
   // Runs body in one transaction; converts SQL errors into an Error naming `what`, and marks
@@ -97,7 +98,7 @@ class MysqlClaimStore final : public ClaimStore {
 
   std::unique_ptr<MysqlSession> session_;
   ClaimPolicy policy_;
-  bool broken_ = false;
+  std::string session_problem_;  // set by the error that made the session unusable
 };
 
 }  // namespace outbox

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <stop_token>
 #include <thread>
@@ -25,6 +27,7 @@
 #include "publish_health.hpp"
 #include "signal_watcher.hpp"
 #include "startup_checks.hpp"
+#include "startup_extension.hpp"
 #include "status_pulse.hpp"
 #include "systemd_notify.hpp"
 #include "worker.hpp"
@@ -34,6 +37,10 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// After the drain deadline's purge, how long the workers get to release their rows before the
+// process exits without them: the exit comes at most relay.drain_timeout + this after SIGTERM.
+constexpr std::chrono::seconds kAbandonGrace{3};
+
 enum class Readiness { kReady, kStopped, kFatal };
 
 Readiness wait_for_database(const RelayConfig& config, const std::string& config_file,
@@ -42,7 +49,7 @@ Readiness wait_for_database(const RelayConfig& config, const std::string& config
                                    config_file};
   Backoff backoff(config.relay.backoff_initial, config.relay.backoff_max);
   while (!stop.stop_requested()) {
-    health.tick(-1);
+    health.tick(HealthBoard::kStartUp);
     std::string problem;
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, SessionSettings{});
@@ -50,7 +57,7 @@ Readiness wait_for_database(const RelayConfig& config, const std::string& config
       const CheckResult check = check_database(*session.value(), expected);
       if (check.verdict == CheckVerdict::kOk) {
         spdlog::info("mysql {} ready: {}", config.mysql.describe(), check.message);
-        health.set_database_ok(true);
+        health.set_problem(HealthBoard::kStartUp, "");
         return Readiness::kReady;
       }
       if (check.verdict == CheckVerdict::kFatal) {
@@ -63,6 +70,7 @@ Readiness wait_for_database(const RelayConfig& config, const std::string& config
     }
     const Micros pause = backoff.next();
     spdlog::warn("waiting for MySQL: {}; retrying in {}", problem, format_pause(pause));
+    health.set_problem(HealthBoard::kStartUp, "waiting for MySQL: " + problem);
     systemd::notify_status("waiting for MySQL: " + problem);
     sleep_unless_stopped(stop, pause);
   }
@@ -73,15 +81,18 @@ Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher, 
                           const std::stop_token& stop) {
   Backoff backoff(config.relay.backoff_initial, config.relay.backoff_max);
   while (!stop.stop_requested()) {
-    health.tick(-1);
-    const Status probed = publisher.probe(milliseconds(2000));
+    health.tick(HealthBoard::kStartUp);
+    const Status probed =
+        publisher.probe(std::chrono::duration_cast<milliseconds>(kBrokerProbeTimeout));
     if (probed) {
       spdlog::info("kafka {} ready", config.kafka.bootstrap_servers);
+      health.set_problem(HealthBoard::kStartUp, "");
       return Readiness::kReady;
     }
     const Micros pause = backoff.next();
     spdlog::warn("waiting for Kafka {}: {}; retrying in {}", config.kafka.bootstrap_servers,
                  probed.error().message, format_pause(pause));
+    health.set_problem(HealthBoard::kStartUp, "waiting for Kafka: " + probed.error().message);
     systemd::notify_status("waiting for Kafka: " + probed.error().message);
     sleep_unless_stopped(stop, pause);
   }
@@ -187,14 +198,22 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   LiveSettings live{static_cast<size_t>(config.relay.batch_size), polls};
   RelayConfig running = config;
 
+  std::atomic<bool> worker_failed{false};
+  std::once_flag drain_started;
+  const auto begin_drain = [&] {
+    std::call_once(drain_started, [&] {
+      health.set_draining();
+      systemd::notify_stopping();
+      drain.start(config.relay.drain_timeout);
+      stop.request_stop();
+    });
+  };
+
   const SignalWatcher signals(
       [&](int signal) {
         spdlog::info("{}: draining: no new claims, waiting up to {} for in-flight deliveries",
                      signal_name(signal), format_duration(config.relay.drain_timeout));
-        health.set_draining();
-        systemd::notify_stopping();
-        drain.start(config.relay.drain_timeout);
-        stop.request_stop();
+        begin_drain();
       },
       [&] {
         try {
@@ -223,8 +242,20 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   ByteBudget in_flight_bytes(config.relay.max_in_flight_bytes);
   const auto outage = [&] { return publish_health.outage(std::chrono::steady_clock::now()); };
   const auto ready = [&] {
-    return health.started() && !health.draining() && health.database_ok() &&
+    return health.started() && !health.draining() && health.problem().empty() &&
            publisher.value()->healthy() && !outage();
+  };
+  const auto not_ready_because = [&]() -> std::string {
+    if (!health.started()) {
+      const std::string waiting = health.problem();
+      return waiting.empty() ? "starting" : "starting: " + waiting;
+    }
+    if (health.draining()) return "draining";
+    if (const std::optional<std::string> down = outage()) {
+      return "kafka outage, claims paused: " + *down;
+    }
+    if (std::string problem = health.problem(); !problem.empty()) return problem;
+    return "kafka unreachable or producer failed";
   };
   std::unique_ptr<HttpEndpoint> http;
   if (!config.metrics.listen.empty()) {
@@ -244,14 +275,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
                      },
                      [&] {
                        if (ready()) return ProbeResult{true, "ready"};
-                       if (const std::optional<std::string> down = outage()) {
-                         return ProbeResult{false, "kafka outage, claims paused: " + *down};
-                       }
-                       return ProbeResult{false, !health.started()   ? "starting"
-                                                 : health.draining() ? "draining"
-                                                 : !health.database_ok()
-                                                     ? "mysql unreachable"
-                                                     : "kafka unreachable or producer failed"};
+                       return ProbeResult{false, not_ready_because()};
                      }});
     if (!started) {
       // Not EX_CONFIG: a port in use may be free on the next start.
@@ -264,9 +288,14 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   }
 
   // One after the other: a fatal database check (exit 78) must not wait for Kafka first.
-  Readiness readiness = wait_for_database(config, config_file, health, stop.get_token());
-  if (readiness == Readiness::kReady) {
-    readiness = wait_for_broker(config, *publisher.value(), health, stop.get_token());
+  // However long they take, systemd's start timeout is extended while they go round.
+  Readiness readiness = Readiness::kStopped;
+  {
+    const StartupExtension extension(health, stall_after);
+    readiness = wait_for_database(config, config_file, health, stop.get_token());
+    if (readiness == Readiness::kReady) {
+      readiness = wait_for_broker(config, *publisher.value(), health, stop.get_token());
+    }
   }
   if (readiness == Readiness::kFatal) return kExitConfig;
   if (readiness == Readiness::kStopped) {
@@ -294,7 +323,15 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       Worker worker(settings, open_store,
                     WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
                                  publish_health, in_flight_bytes});
-      worker.run(stop.get_token());
+      try {
+        worker.run(stop.get_token());
+      } catch (const std::exception& e) {
+        // Not std::terminate: the other workers drain, and the exit status says it failed.
+        worker_failed.store(true);
+        spdlog::critical("worker {} failed: {}; draining the others and exiting", settings.index,
+                         e.what());
+        begin_drain();
+      }
       std::lock_guard lock(state_mutex);
       ++workers_finished;
       state_changed.notify_all();
@@ -315,13 +352,33 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
         "drain deadline reached with deliveries outstanding: abandoning them; their rows are "
         "released (or left to their lease), never marked");
     publisher.value()->abandon_in_flight();
+    // The purge answers every report at once and send() hands nothing over any more, so the
+    // workers release their rows within moments. One still inside a MySQL statement (a claim
+    // or a mark, each up to mysql.read_timeout) is not waited for: its rows stay leased until
+    // the lease ends, as after a crash, and are published again then.
+    lock.lock();
+    const bool settled = state_changed.wait_until(
+        lock, drain.get() + kAbandonGrace, [&] { return workers_finished == workers.size(); });
+    const size_t busy = workers.size() - workers_finished;
+    lock.unlock();
+    if (!settled) {
+      progress.report_now();
+      spdlog::error(
+          "{} of {} workers still busy {} after the drain deadline (inside a MySQL statement): "
+          "exiting without them; their rows stay leased until the lease ends and are then "
+          "published again",
+          busy, workers.size(), format_pause(kAbandonGrace));
+      // Not joined, nothing destroyed: the busy workers still use what this frame holds. Every
+      // log line is already flushed (flush_on trace).
+      std::_Exit(worker_failed.load() ? 1 : 0);
+    }
   }
   workers.clear();  // joins
   progress.report_now();
   spdlog::info("drained: {} events published, {} released, {} leases lost; exiting",
                stats.events_published.load(), stats.events_released.load(),
                stats.marks_refused.load());
-  return 0;
+  return worker_failed.load() ? 1 : 0;
 }
 
 }  // namespace outbox

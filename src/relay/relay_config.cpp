@@ -163,17 +163,23 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
                       "relay.ordering: per_aggregate; use a key-hashing partitioner");
     }
   }
-  // The longest a worker loop can legitimately go without turning round: a backoff sleep, an
-  // idle pause, or one statement's connect + read timeout. A shorter stall timeout would make
-  // /healthz and the watchdog restart a relay that is only waiting out an outage.
-  const Micros longest_wait = std::max({config.relay.backoff_max, config.relay.poll_interval_max,
-                                        config.mysql.connect_timeout + config.mysql.read_timeout});
+  // The longest a worker loop (or the start-up wait) can legitimately go between two health
+  // ticks: one round is one MySQL attempt (connect + one statement, each bounded), a broker
+  // probe, then a backoff or idle pause. Waits inside a round that can be longer (queue room in
+  // send(), delivery reports, the retries of a mark) tick on their own. A shorter stall
+  // timeout would make /healthz and the watchdog restart a relay that is only waiting out an
+  // outage.
+  const Micros longest_wait = config.mysql.connect_timeout + config.mysql.read_timeout +
+                              kBrokerProbeTimeout +
+                              std::max(config.relay.backoff_max, config.relay.poll_interval_max);
   if (config.metrics.stall_timeout <= longest_wait) {
-    metrics_section.problem("stall_timeout",
-                            "must exceed the longest wait of a worker loop (" +
-                                format_duration(longest_wait) +
-                                ": the largest of relay.backoff_max, relay.poll_interval_max and "
-                                "mysql.connect_timeout + mysql.read_timeout)");
+    metrics_section.problem(
+        "stall_timeout",
+        "must exceed " + format_duration(longest_wait) +
+            ", the longest a worker loop legitimately goes without a health tick: "
+            "mysql.connect_timeout + mysql.read_timeout (one statement) + " +
+            format_duration(kBrokerProbeTimeout) +
+            " (a broker probe) + the longer of relay.backoff_max and relay.poll_interval_max");
   }
   if (!diagnostics.empty()) return std::nullopt;
   return config;

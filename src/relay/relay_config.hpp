@@ -51,6 +51,10 @@ struct RelaySettings {
   uint64_t max_in_flight_bytes = uint64_t{64} << 20;
 };
 
+// The longest a broker probe takes (the start-up wait's; a worker's while no broker answers
+// is shorter): part of the longest wait metrics.stall_timeout must exceed.
+inline constexpr Micros kBrokerProbeTimeout = std::chrono::seconds(2);
+
 // metrics.*: the HTTP endpoint (/metrics, /healthz, /readyz) and what it reports.
 struct MetricsSettings {
   std::string listen = "127.0.0.1:9464";  // host:port; "" turns the endpoint off

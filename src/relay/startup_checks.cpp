@@ -100,6 +100,12 @@ CheckResult check_database(MysqlSession& session, const SchemaExpectation& expec
                 "SELECT published_by, attempts, next_attempt_at, last_error, unpublished FROM " +
                 schema.table() + " LIMIT 0")
             .executeQuery());
+    // A write that changes nothing: a read-only server (a replica, a demoted primary,
+    // read_only on) refuses it with error 1290 before it looks at a row. MariaDB refuses the
+    // locking scans above already; this holds for a server that lets locking reads pass.
+    sql::PreparedStatement& write =
+        session.prepare("UPDATE " + schema.table() + " SET status = status WHERE event_id = ''");
+    write.executeUpdate();
     transaction.commit();
     return {CheckVerdict::kOk, "MySQL " + version + ", binlog " +
                                    (log_bin ? binlog_format : std::string("off")) + ", table " +
@@ -107,6 +113,12 @@ CheckResult check_database(MysqlSession& session, const SchemaExpectation& expec
   } catch (const sql::SQLException& e) {
     const int code = e.getErrorCode();
     if (is_connection_error(code)) return {CheckVerdict::kRetry, describe_sql_error(e)};
+    if (needs_new_session(code)) {
+      return {CheckVerdict::kRetry, session_condition(code) +
+                                        ": the server refuses the relay's writes (a replica, "
+                                        "or read_only is on): " +
+                                        describe_sql_error(e)};
+    }
     if (code == 1064) {
       return {CheckVerdict::kFatal,
               "the server does not understand FOR UPDATE SKIP LOCKED (needs MySQL 8.0.1+ or "

@@ -30,8 +30,9 @@ struct SchemaExpectation {
 // What the relay needs from the server before it claims anything: SKIP LOCKED support, a
 // binlog format under which SKIP LOCKED replicates safely, every column the configuration
 // names (kafka.key_column, kafka.headers, kafka.trace_context) present in the table (an unknown
-// one is a configuration error naming key and column: fatal), and the schema of sql/ (table,
-// columns, the claim indexes), checked by running the claim scans with LIMIT 0.
+// one is a configuration error naming key and column: fatal), the schema of sql/ (table,
+// columns, the claim indexes), checked by running the claim scans with LIMIT 0, and a server
+// that accepts the relay's writes (not read-only), checked by an UPDATE that changes nothing.
 CheckResult check_database(MysqlSession& session, const SchemaExpectation& expected);
 
 }  // namespace outbox

@@ -5,6 +5,7 @@
 
 #include "health_board.hpp"
 #include "interruptible_sleep.hpp"
+#include "unsent_batch.hpp"
 #include "worker_log.hpp"
 
 namespace outbox {
@@ -39,6 +40,7 @@ bool Worker::ensure_store() {
   if (!opened) {
     ++stats_.db_errors;
     spdlog::warn("worker {}: {}", settings_.index, opened.error().message);
+    health_.set_problem(settings_.index, "mysql: " + opened.error().message);
     return false;
   }
   store_ = std::move(opened).value();
@@ -88,12 +90,12 @@ Worker::ClaimAttempt Worker::try_claim() {
   if (admission.kind == Kind::kWait) return {ClaimResult::kBrokerDown};
   const bool probe = admission.kind == Kind::kProbe;
   // Payload bytes held by this process stay under relay.max_in_flight_bytes.
-  const ByteBudget::Allowance allowance = bytes_.reserve(settings_.claim_bytes);
-  if (allowance.bytes == 0 && !allowance.alone) {
+  ByteBudget::Allowance allowance = bytes_.reserve(settings_.claim_bytes);
+  if (allowance.held.bytes() == 0 && !allowance.alone) {
     if (probe) publish_health_.probe_not_sent(steady_clock::now());
     return {ClaimResult::kBudgetSpent};
   }
-  return claim_and_send(admission.limit, probe, allowance);
+  return claim_and_send(admission.limit, probe, std::move(allowance));
 }
 
 std::optional<ClaimResult> Worker::reason_not_to_claim() {
@@ -105,14 +107,17 @@ std::optional<ClaimResult> Worker::reason_not_to_claim() {
 }
 
 Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
-                                            const ByteBudget::Allowance& allowance) {
+                                            ByteBudget::Allowance allowance) {
   const auto claim_started = steady_clock::now();
   const LeaseToken token(settings_.claimant, settings_.index, ++claim_sequence_);
-  Outcome<ClaimedBatch> claimed = store_->claim(token, limit, settings_.lease,
-                                                PayloadAllowance{allowance.bytes, allowance.alone});
+  Outcome<ClaimedBatch> claimed = store_->claim(
+      token, limit, settings_.lease, PayloadAllowance{allowance.held.bytes(), allowance.alone});
   stats_.claim_seconds.Observe(seconds_since(claim_started));
-  health_.set_database_ok(!store_->known_broken());
-  bytes_.keep(allowance.bytes, claimed ? claimed.value().payload_bytes : 0);
+  // A session-level error (connection lost, read-only server) makes this worker not ready
+  // until a claim works again; an error of the claim itself does not.
+  health_.set_problem(settings_.index, store_->session_problem());
+  // What the rows took stays held until the batch settles; the rest goes back now.
+  allowance.held.resize(claimed ? claimed.value().payload_bytes : 0);
   if (!claimed) {
     ++stats_.db_errors;
     if (probe) publish_health_.probe_not_sent(steady_clock::now());
@@ -143,7 +148,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   polls_.found_work();
   report_claim(batch);
   const size_t rows_taken = batch.events.size() + batch.parked.size();
-  send(std::move(batch), claim_started, probe);
+  send(std::move(batch), claim_started, probe, std::move(allowance.held));
   return {rows_taken < limit ? ClaimResult::kShortBatch : ClaimResult::kFullBatch};
 }
 
@@ -169,7 +174,8 @@ void Worker::report_claim(const ClaimedBatch& batch) {
   }
 }
 
-void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool probe) {
+void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool probe,
+                  ByteBudget::Hold bytes) {
   // Reports come within delivery_timeout of each hand-over: handing over no later than this
   // keeps the last report (and the mark after it) inside the lease, however long the
   // producer's queue stays full. Without the bound a report could come about twice the
@@ -181,12 +187,23 @@ void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool 
       timeout + kLeaseMargin < settings_.lease
           ? lease_ends - kLeaseMargin - std::chrono::duration_cast<steady_clock::duration>(timeout)
           : claimed_at;
-  std::unique_ptr<InFlightDeliveries> deliveries = publisher_.send(batch.events, enqueue_by);
+  std::unique_ptr<InFlightDeliveries> deliveries;
+  try {
+    // A full producer queue is a legitimate wait: it ticks.
+    deliveries =
+        publisher_.send(batch.events, enqueue_by, [this] { health_.tick(settings_.index); });
+  } catch (const std::exception& e) {
+    // Not the end of the process: the batch settles like any other, every event released
+    // (never marked), its bytes and its place in flight given back.
+    spdlog::error("worker {}: claim {}: send() failed ({}); its {} events go back to PENDING",
+                  settings_.index, batch.token.value(), e.what(), batch.events.size());
+    deliveries = std::make_unique<UnsentBatch>(batch.events.size(),
+                                               std::string("send() failed: ") + e.what());
+  }
   // After the send: the claimed batch's lease is running; the wake is best effort.
   if (!batch.parked.empty()) wake_successors(batch.parked);
-  const uint64_t payload_bytes = batch.payload_bytes;
   in_flight_.push_back(InFlightBatch{std::move(batch), std::move(deliveries), claimed_at,
-                                     lease_ends, probe, payload_bytes});
+                                     lease_ends, probe, std::move(bytes)});
 }
 
 void Worker::back_off(const ClaimAttempt& attempt, const std::stop_token& stop) {

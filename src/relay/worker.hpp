@@ -97,7 +97,7 @@ class Worker {
     std::chrono::steady_clock::time_point claimed_at;
     std::chrono::steady_clock::time_point lease_ends;  // by our clock: claim start + lease
     bool probe = false;                                // claimed as the outage gate's probe
-    uint64_t payload_bytes = 0;                        // kept against the byte budget until settled
+    ByteBudget::Hold bytes;                            // its payloads, given back once settled
   };
 
   // What a round's claim attempt came to, with what the step after it needs.
@@ -118,10 +118,12 @@ class Worker {
   std::optional<ClaimResult> reason_not_to_claim();
   // Claims up to `limit` rows whose payloads fit `allowance` (a probe of the outage gate when
   // `probe`) and sends them; keeps what the claim used of the reserved allowance.
-  ClaimAttempt claim_and_send(size_t limit, bool probe, const ByteBudget::Allowance& allowance);
+  ClaimAttempt claim_and_send(size_t limit, bool probe, ByteBudget::Allowance allowance);
   void report_claim(const ClaimedBatch& batch);
-  // Hands the batch to the publisher and keeps it in flight until it is settled.
-  void send(ClaimedBatch batch, std::chrono::steady_clock::time_point claimed_at, bool probe);
+  // Hands the batch to the publisher and keeps it in flight, holding `bytes`, until it is
+  // settled. A send() that throws leaves a batch of events not handed over, settled as such.
+  void send(ClaimedBatch batch, std::chrono::steady_clock::time_point claimed_at, bool probe,
+            ByteBudget::Hold bytes);
   void back_off(const ClaimAttempt& attempt, const std::stop_token& stop);
   void idle(const std::stop_token& stop);
   // After a mark or a parking claim committed (per-aggregate ordering).

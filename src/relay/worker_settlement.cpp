@@ -22,6 +22,9 @@ using std::chrono::steady_clock;
 // How long to wait for a batch's reports before saying so in the log. librdkafka bounds the
 // wait itself (message.timeout.ms), so this only makes a long wait visible.
 constexpr std::chrono::seconds kReportWaitNotice{10};
+// The wait for reports ticks the worker's health this often: well below the smallest
+// metrics.stall_timeout (5 s), so a legitimate wait never looks like a stall.
+constexpr std::chrono::seconds kReportWaitTick{1};
 
 }  // namespace
 
@@ -46,16 +49,21 @@ void Worker::settle_oldest() {
     report_settlement(batch, plan, apply(batch, plan));
   }
   stats_.events_in_flight -= static_cast<int64_t>(batch.claim.events.size());
-  bytes_.release(batch.payload_bytes);
+  // The batch's bytes go back to the budget as it goes out of scope, on every path.
 }
 
 void Worker::await_reports(const InFlightBatch& batch) {
   // librdkafka reports every message within message.timeout.ms, which the lease outlasts.
   // Waiting past the lease means that promise broke: stop feeding /healthz so the process is
   // restarted (the slots the reports point at cannot be freed before they arrive).
-  while (!batch.deliveries->wait_until(steady_clock::now() + kReportWaitNotice)) {
-    if (steady_clock::now() < batch.lease_ends) {
-      health_.tick(settings_.index);
+  auto notice_at = steady_clock::now() + kReportWaitNotice;
+  while (!batch.deliveries->wait_until(steady_clock::now() + kReportWaitTick)) {
+    const auto now = steady_clock::now();
+    const bool within_lease = now < batch.lease_ends;
+    if (within_lease) health_.tick(settings_.index);
+    if (now < notice_at) continue;
+    notice_at = now + kReportWaitNotice;
+    if (within_lease) {
       spdlog::warn("worker {}: claim {}: still waiting for delivery reports", settings_.index,
                    batch.claim.token.value());
     } else {

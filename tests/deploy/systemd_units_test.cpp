@@ -11,6 +11,7 @@
 #include "config/duration.hpp"
 #include "relay_config.hpp"
 #include "relay_config_loading.hpp"
+#include "startup_extension.hpp"
 #include "test_env.hpp"
 
 using outbox::test::run_command;
@@ -119,6 +120,22 @@ TEST_CASE(
       outbox::parse_duration(setting(settings_of("outbox-relay.service"), "TimeoutStopSec"));
   REQUIRE(stop_timeout);
   CHECK(*stop_timeout > loaded.config->relay.drain_timeout + loaded.config->mysql.read_timeout);
+}
+
+TEST_CASE("the relay's start timeout is extended while it waits, its watchdog fed in time",
+          "[systemd]") {
+  const auto unit = settings_of("outbox-relay.service");
+  // EXTEND_TIMEOUT_USEC= and WATCHDOG=1 mean something only to a Type=notify service.
+  CHECK(setting(unit, "Type") == "notify");
+  const auto start_timeout = outbox::parse_duration(setting(unit, "TimeoutStartSec"));
+  REQUIRE(start_timeout);
+  // The first extension comes at once, the next ones well before the previous ran out.
+  CHECK(*start_timeout > outbox::kStartupExtensionInterval);
+  CHECK(outbox::kStartupExtension >= 3 * outbox::kStartupExtensionInterval);
+  // StatusPulse pings at most every 5 s (half the watchdog interval if that is shorter).
+  const auto watchdog = outbox::parse_duration(setting(unit, "WatchdogSec"));
+  REQUIRE(watchdog);
+  CHECK(*watchdog >= std::chrono::seconds(10));
 }
 
 TEST_CASE("the purge timer runs outboxctl purge daily with outboxctl's credentials", "[systemd]") {

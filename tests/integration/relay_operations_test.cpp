@@ -5,16 +5,23 @@
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <regex>
 #include <sstream>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "child_process.hpp"
 #include "http_scrape.hpp"
 #include "notify_socket.hpp"
 #include "poll.hpp"
 #include "relay_process.hpp"
+#include "tcp_proxy.hpp"
 #include "test_database.hpp"
 #include "test_kafka.hpp"
 
@@ -84,6 +91,32 @@ TEST_CASE("metrics and health endpoints report a real run", "[operations]") {
   outbox::test::stop_gracefully(relay);
 }
 
+TEST_CASE("a worker waiting on a full producer queue stays healthy", "[operations][health]") {
+  TestDatabase db;
+  TestBroker broker(3, 8, {"outbox.order"});
+  RelayTestConfig settings;
+  settings.workers = 1;
+  settings.lease = "30s";
+  // Room for 10 messages: a batch of 200 waits in send() for the queue, up to the delivery
+  // timeout (20 s), much longer than the stall timeout (8 s).
+  settings.extra_kafka_properties =
+      "    message.timeout.ms: 20000\n"
+      "    queue.buffering.max.messages: 10\n";
+  settings.extra_mysql_settings = "  connect_timeout: 1s\n  read_timeout: 2s\n";
+  settings.extra_metrics_settings = "  stall_timeout: 8s\n";
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  const int port = relay.metrics_port();
+  REQUIRE(eventually([&] { return http_get(port, "/readyz").status == 200; }));
+  broker.command("rtt all 60000");  // the broker takes a minute to acknowledge anything
+  db.insert_events(200, "queue", "order", 200);  // one event per aggregate: none parked
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHING'") == 200; }));
+  // The worker now waits inside send() for queue room; that wait is legitimate.
+  CHECK(outbox::test::answers_other_than(port, "/healthz", 200, 16s) == "");
+  broker.command("rtt all 0");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 200; }));
+  outbox::test::stop_gracefully(relay);
+}
+
 TEST_CASE("under systemd: credentials, READY=1 after start-up, STATUS, WATCHDOG, STOPPING",
           "[operations][systemd]") {
   TestDatabase db;
@@ -116,6 +149,93 @@ TEST_CASE("under systemd: credentials, READY=1 after start-up, STATUS, WATCHDOG,
   REQUIRE(notify.wait_for("STATUS=published 50 "));
   relay.signal(SIGTERM);
   REQUIRE(notify.wait_for("STOPPING=1"));
+  const auto status = relay.wait_exit(60s);
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+}
+
+namespace {
+
+// The microseconds an EXTEND_TIMEOUT_USEC= message announces, or nullopt for other messages.
+std::optional<std::chrono::microseconds> announced_extension(const std::string& message) {
+  const std::string key = "EXTEND_TIMEOUT_USEC=";
+  if (message.rfind(key, 0) != 0) return std::nullopt;
+  return std::chrono::microseconds(std::stoll(message.substr(key.size())));
+}
+
+}  // namespace
+
+TEST_CASE("under systemd: waiting for MySQL at boot keeps extending the start timeout",
+          "[operations][systemd]") {
+  TestDatabase db;
+  db.insert_events(20, "boot");
+  TestBroker broker;
+  // MySQL is "down": nothing answers at the relay's address until the test connects it.
+  outbox::test::TcpProxy mysql;
+  outbox::test::TempDir dir;
+  const std::string config = dir.write(
+      "relay.yaml",
+      outbox::harness::relay_config_yaml(outbox::test::mysql_section_yaml(db, mysql.port()),
+                                         broker.bootstrap(), RelayTestConfig{}));
+  outbox::test::NotifySocket notify(dir.path() + "/notify.sock");
+  const auto started = std::chrono::steady_clock::now();
+  outbox::test::ChildProcess relay({outbox::test::relay_binary(), "--config", config},
+                                   dir.file("relay.log"), {{"NOTIFY_SOCKET", notify.path()}});
+  REQUIRE(notify.wait_for("EXTEND_TIMEOUT_USEC=", 30s));
+
+  // Longer than systemd's default TimeoutStartSec (90 s): at every moment the last extension
+  // must still be running, or systemd would have killed the relay for starting too slowly.
+  const auto observed_until = started + 95s;
+  while (std::chrono::steady_clock::now() < observed_until) {
+    REQUIRE(relay.running());
+    std::this_thread::sleep_for(100ms);
+    (void)notify.notifications();
+  }
+  std::vector<std::pair<std::chrono::steady_clock::time_point, std::chrono::microseconds>>
+      extensions;
+  for (const auto& notification : notify.notifications()) {
+    INFO(notification.text);
+    CHECK(notification.text != "READY=1");
+    if (const auto extension = announced_extension(notification.text)) {
+      extensions.emplace_back(notification.received_at, *extension);
+    }
+  }
+  REQUIRE(extensions.size() >= 2);
+  CHECK(extensions.front().first - started < 90s);
+  std::chrono::steady_clock::duration longest_gap{};
+  for (size_t i = 1; i < extensions.size(); ++i) {
+    const auto gap = extensions[i].first - extensions[i - 1].first;
+    longest_gap = std::max(longest_gap, gap);
+    INFO("extension " << i << " came " << std::chrono::duration<double>(gap).count()
+                      << " s after the previous one, which announced "
+                      << std::chrono::duration<double>(extensions[i - 1].second).count() << " s");
+    CHECK(gap < extensions[i - 1].second);
+  }
+  CHECK(std::chrono::steady_clock::now() - extensions.back().first < extensions.back().second);
+  std::cout << "[figures] start-up wait for MySQL: " << extensions.size()
+            << " EXTEND_TIMEOUT_USEC messages in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
+            << " s, the first after "
+            << std::chrono::duration<double>(extensions.front().first - started).count()
+            << " s, longest gap " << std::chrono::duration<double>(longest_gap).count()
+            << " s, each announcing "
+            << std::chrono::duration<double>(extensions.front().second).count() << " s\n";
+  CHECK(relay.output().find("waiting for MySQL") != std::string::npos);
+
+  // MySQL comes up: start-up completes, and the extensions stop.
+  const size_t before_ready = notify.notifications().size();
+  mysql.set_upstream(db.endpoint().host, db.endpoint().port);
+  REQUIRE(notify.wait_for("READY=1"));
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 20; }));
+  bool extended_after_ready = false;
+  bool ready_seen = false;
+  const auto& all = notify.notifications();
+  for (size_t i = before_ready; i < all.size(); ++i) {
+    if (all[i].text == "READY=1") ready_seen = true;
+    if (ready_seen && announced_extension(all[i].text)) extended_after_ready = true;
+  }
+  CHECK_FALSE(extended_after_ready);
+  relay.signal(SIGTERM);
   const auto status = relay.wait_exit(60s);
   REQUIRE(status.has_value());
   CHECK(*status == 0);

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <sstream>
+#include <thread>
 
 namespace outbox::test {
 
@@ -12,6 +13,21 @@ HttpAnswer http_get(int port, const std::string& path) {
   const auto result = client.Get(path.c_str());
   if (!result) return {};
   return {result->status, result->body};
+}
+
+std::string answers_other_than(int port, const std::string& path, int expected,
+                               std::chrono::milliseconds window) {
+  std::string others;
+  const auto until = std::chrono::steady_clock::now() + window;
+  while (std::chrono::steady_clock::now() < until) {
+    const HttpAnswer answer = http_get(port, path);
+    if (answer.status != expected) {
+      others += std::to_string(answer.status) + " " + answer.body;
+      if (others.back() != '\n') others += '\n';
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return others;
 }
 
 double metric_sample(const std::string& exposition, const std::string& series) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <string>
 
 namespace outbox::test {
@@ -12,6 +13,12 @@ struct HttpAnswer {
 
 // GET http://127.0.0.1:<port><path>, with a 5 s read timeout.
 HttpAnswer http_get(int port, const std::string& path);
+
+// Asks path every 100 ms for `window` (a state that must hold throughout, e.g. healthy while a
+// worker waits); returns each answer whose status was not `expected`, one "status body" per
+// line, or "" when every answer was.
+std::string answers_other_than(int port, const std::string& path, int expected,
+                               std::chrono::milliseconds window);
 
 // The value of one sample line ("name{labels} value") of a Prometheus exposition; -1 when the
 // series is not there.

@@ -34,15 +34,23 @@ void NotifySocket::drain() {
   for (;;) {
     const ssize_t n = recv(fd_, buffer.data(), buffer.size(), 0);
     if (n <= 0) return;
+    const auto now = std::chrono::steady_clock::now();
     std::istringstream lines(std::string(buffer.data(), static_cast<size_t>(n)));
-    for (std::string line; std::getline(lines, line);)
+    for (std::string line; std::getline(lines, line);) {
       messages_.push_back(line);
+      notifications_.push_back(Notification{line, now});
+    }
   }
 }
 
 const std::vector<std::string>& NotifySocket::messages() {
   drain();
   return messages_;
+}
+
+const std::vector<NotifySocket::Notification>& NotifySocket::notifications() {
+  drain();
+  return notifications_;
 }
 
 bool NotifySocket::wait_for(const std::string& prefix, std::chrono::milliseconds limit) {

@@ -15,9 +15,18 @@ class NotifySocket {
   NotifySocket(const NotifySocket&) = delete;
   NotifySocket& operator=(const NotifySocket&) = delete;
 
+  // One "KEY=value" line of a datagram, and when this socket read it (the caller's polling
+  // bounds how late that is).
+  struct Notification {
+    std::string text;
+    std::chrono::steady_clock::time_point received_at;
+  };
+
   const std::string& path() const { return path_; }
   // Every message received so far (each "KEY=value" line of a datagram is one entry).
   const std::vector<std::string>& messages();
+  // The same messages with the time each was read.
+  const std::vector<Notification>& notifications();
   // Waits (polling, bounded) until a message starting with `prefix` arrived.
   bool wait_for(const std::string& prefix,
                 std::chrono::milliseconds limit = std::chrono::seconds(60));
@@ -28,6 +37,7 @@ class NotifySocket {
   std::string path_;
   int fd_ = -1;
   std::vector<std::string> messages_;
+  std::vector<Notification> notifications_;
 };
 
 }  // namespace outbox::test

@@ -27,8 +27,10 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
 }
 
 RelayProcess::RelayProcess(const TestDatabase& db, const std::string& bootstrap,
-                           const RelayTestConfig& settings)
-    : daemon_(relay_binary(), dir_.path(), "relay", relay_config_yaml(db, bootstrap, settings)) {}
+                           const RelayTestConfig& settings,
+                           const std::map<std::string, std::string>& extra_env)
+    : daemon_(relay_binary(), dir_.path(), "relay", relay_config_yaml(db, bootstrap, settings),
+              extra_env) {}
 
 std::map<std::string, int> deliveries_by_event(const std::string& bootstrap,
                                                const std::string& topic) {

@@ -26,8 +26,10 @@ std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstr
 // An outbox-relay process with its own config file and log.
 class RelayProcess {
  public:
+  // extra_env: e.g. harness::failpoint_environment(...).
   RelayProcess(const TestDatabase& db, const std::string& bootstrap,
-               const RelayTestConfig& settings);
+               const RelayTestConfig& settings,
+               const std::map<std::string, std::string>& extra_env = {});
   ChildProcess& process() { return daemon_.process(); }
   std::string log() const { return daemon_.log(); }
   const std::string& config_file() const { return daemon_.config_file(); }

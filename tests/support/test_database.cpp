@@ -18,9 +18,17 @@ std::string fresh_name() {
   return "t_" + std::to_string(getpid()) + "_" + std::to_string(entropy() % 1000000);
 }
 
+MysqlEndpoint on_database(MysqlEndpoint server, const std::string& database) {
+  server.database = database;
+  return server;
+}
+
 }  // namespace
 
-TestDatabase::TestDatabase() : name_(fresh_name()), cli_(mysql_endpoint(name_)) {
+TestDatabase::TestDatabase() : TestDatabase(mysql_endpoint("")) {}
+
+TestDatabase::TestDatabase(const MysqlEndpoint& server)
+    : name_(fresh_name()), endpoint_(on_database(server, name_)), cli_(endpoint_) {
   harness::create_database_with_migrations(cli_.endpoint(), name_,
                                            source_dir() + "/scripts/apply-migrations.sh");
 }
@@ -33,7 +41,7 @@ TestDatabase::~TestDatabase() {
 }
 
 MysqlEndpoint TestDatabase::endpoint() const {
-  return mysql_endpoint(name_);
+  return endpoint_;
 }
 
 void TestDatabase::exec(const std::string& sql) const {

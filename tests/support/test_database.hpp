@@ -15,7 +15,10 @@ using harness::Rows;
 // so a test never verifies the database only through the code under test.
 class TestDatabase {
  public:
+  // On the server the test command started.
   TestDatabase();
+  // On another server (a test's private one); server.database is ignored.
+  explicit TestDatabase(const MysqlEndpoint& server);
   ~TestDatabase();
   TestDatabase(const TestDatabase&) = delete;
   TestDatabase& operator=(const TestDatabase&) = delete;
@@ -49,6 +52,7 @@ class TestDatabase {
 
  private:
   std::string name_;
+  MysqlEndpoint endpoint_;
   harness::MariadbCli cli_;
 };
 

@@ -169,6 +169,34 @@ TEST_CASE("the lease must outlast the producer's delivery timeout", "[config]") 
         "pending and another relay publishes the event again\n");
 }
 
+TEST_CASE("the stall timeout must exceed the longest wait without a health tick", "[config]") {
+  // Defaults: 5s connect + 30s for one statement + 2s for a broker probe + 10s backoff = 47s.
+  CHECK(load(kMinimal + "metrics:\n"
+                        "  stall_timeout: 47s\n")
+            .errors ==
+        "relay.yaml:7: metrics.stall_timeout: must exceed 47s, the longest a worker loop "
+        "legitimately goes without a health tick: mysql.connect_timeout + mysql.read_timeout "
+        "(one statement) + 2s (a broker probe) + the longer of relay.backoff_max and "
+        "relay.poll_interval_max\n");
+  CHECK(load(kMinimal + "metrics:\n"
+                        "  stall_timeout: 48s\n")
+            .errors.empty());
+  // Every key named counts: a longer statement timeout or backoff needs a longer stall timeout.
+  const Loaded longer = load(
+      "mysql:\n"
+      "  user: relay\n"
+      "  database: app\n"
+      "  read_timeout: 1m\n"
+      "kafka:\n"
+      "  bootstrap_servers: localhost:9092\n"
+      "relay:\n"
+      "  backoff_max: 1m\n"
+      "metrics:\n"
+      "  stall_timeout: 2m\n");
+  INFO(longer.errors);
+  CHECK(longer.errors.find("metrics.stall_timeout: must exceed 127s, ") != std::string::npos);
+}
+
 TEST_CASE("password and password_file are exclusive and the file newline is dropped", "[config]") {
   outbox::test::TempDir dir;
   const std::string secret = dir.write("password", "s3cret\n");

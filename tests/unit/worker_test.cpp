@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "health_board.hpp"
@@ -31,6 +32,8 @@ using namespace std::chrono_literals;
 
 class ScriptedStore final : public outbox::ClaimStore {
  public:
+  static constexpr uint64_t kPayloadBytes = 1000;  // each event, against the byte budget
+
   explicit ScriptedStore(int events) {
     for (int i = 1; i <= events; ++i) {
       OutboxEvent event;
@@ -49,6 +52,8 @@ class ScriptedStore final : public outbox::ClaimStore {
     while (!pending.empty() && batch.events.size() < limit) {
       batch.events.push_back(pending.front());
       pending.pop_front();
+      batch.events.back().payload_bytes = kPayloadBytes;
+      batch.payload_bytes += kPayloadBytes;
     }
     return batch;
   }
@@ -107,6 +112,7 @@ class ScriptedStore final : public outbox::ClaimStore {
   }
   Outcome<size_t> wake_successors(const std::vector<std::string>&) override { return size_t{0}; }
   bool known_broken() const override { return false; }
+  std::string session_problem() const override { return ""; }
 
   std::mutex mutex;
   std::map<std::string, std::string> deferred;
@@ -145,8 +151,13 @@ class GatedDeliveries final : public outbox::InFlightDeliveries {
 class ScriptedPublisher final : public outbox::Publisher {
  public:
   std::unique_ptr<outbox::InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
-                                                   std::chrono::steady_clock::time_point) override {
+                                                   std::chrono::steady_clock::time_point,
+                                                   const std::function<void()>&) override {
     std::lock_guard lock(mutex);
+    if (throwing_sends > 0) {
+      --throwing_sends;
+      throw std::runtime_error("scripted send() failure");
+    }
     std::vector<DeliveryOutcome> outcomes;
     for (const OutboxEvent& event : events) {
       DeliveryOutcome outcome;
@@ -179,6 +190,7 @@ class ScriptedPublisher final : public outbox::Publisher {
   std::map<std::string, rd_kafka_resp_err_t> error_of;
   std::vector<std::string> sent;
   int batches_sent = 0;
+  int throwing_sends = 0;  // the next this many send() calls throw
   std::atomic<bool> is_ready{true};
   std::shared_ptr<std::atomic<bool>> gate = std::make_shared<std::atomic<bool>>(true);
 };
@@ -324,6 +336,25 @@ TEST_CASE("nothing is claimed while the broker is unreachable", "[worker]") {
   h.stop_and_join();
 }
 
+TEST_CASE("a worker waiting for delivery reports keeps its health ticking", "[worker][health]") {
+  Harness h(5, 10);
+  h.publisher.gate->store(false);  // the reports do not come (a slow broker)
+  h.health.set_started();
+  h.start();
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_in_flight.load() == 5; }));
+  // Well inside the lease (60 s) the wait is legitimate: the worker is not stalled.
+  std::string stalled;
+  const auto until = std::chrono::steady_clock::now() + 3500ms;
+  while (std::chrono::steady_clock::now() < until) {
+    if (const std::string now = h.health.stalled(2s); !now.empty()) stalled = now;
+    std::this_thread::sleep_for(50ms);
+  }
+  CHECK(stalled == "");
+  h.publisher.gate->store(true);
+  h.stop_and_join();
+  CHECK(h.stats.events_published.load() == 5);
+}
+
 TEST_CASE("an outage counts no attempt, pauses claims to small probes, and ends on its own",
           "[worker]") {
   Harness h(40, 10);
@@ -390,4 +421,49 @@ TEST_CASE("a topic not known yet is retried without attempts within its grace, F
           std::string::npos);
     CHECK(h.store_view->deferred.empty());
   }
+}
+
+TEST_CASE("a send() that throws loses nothing and gives the batch's bytes back", "[worker]") {
+  Harness h(30, 10);
+  h.store->requeue_released = true;
+  h.publisher.throwing_sends = 2;
+  h.start();
+  // Before: the exception left the worker thread, std::terminate ended the process.
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 30; }));
+  h.stop_and_join();
+  {
+    std::lock_guard lock(h.store_view->mutex);
+    CHECK(h.store_view->marked.size() == 30);
+    CHECK(h.store_view->released.size() == 20);  // the two batches send() threw on
+    CHECK(h.store_view->failed.empty());
+    CHECK(h.store_view->retrying.empty());  // no attempt counted
+  }
+  CHECK(h.stats.events_in_flight.load() == 0);
+  // Every byte the thrown batches held went back: nothing left held after the run.
+  CHECK(h.bytes.in_use() == 0);
+}
+
+TEST_CASE("bytes held against the budget go back on every path", "[worker][budget]") {
+  outbox::ByteBudget budget(10000);
+  {
+    outbox::ByteBudget::Allowance allowance = budget.reserve(4000);
+    CHECK(allowance.alone);
+    CHECK(allowance.held.bytes() == 4000);
+    CHECK(budget.in_use() == 4000);
+    allowance.held.resize(2500);  // what the claim took
+    CHECK(budget.in_use() == 2500);
+    outbox::ByteBudget::Hold moved = std::move(allowance.held);
+    CHECK(allowance.held.bytes() == 0);  // NOLINT(bugprone-use-after-move): checked on purpose
+    CHECK(budget.in_use() == 2500);
+    const outbox::ByteBudget::Allowance second = budget.reserve(9000);
+    CHECK_FALSE(second.alone);
+    CHECK(second.held.bytes() == 7500);  // what is left
+    CHECK(budget.in_use() == 10000);
+  }  // destroyed without a release call: an exception path
+  CHECK(budget.in_use() == 0);
+  outbox::ByteBudget::Allowance alone = budget.reserve(100);
+  alone.held.resize(50000);  // one row larger than the budget, taken alone
+  CHECK(budget.in_use() == 50000);
+  alone.held.give_back();
+  CHECK(budget.in_use() == 0);
 }

@@ -40,6 +40,13 @@ bool is_transient_error(int error_code) {
          needs_new_session(error_code);
 }
 
+std::string session_condition(int error_code) {
+  const std::string code = "(error " + std::to_string(error_code) + ")";
+  if (is_connection_error(error_code)) return "mysql unreachable " + code;
+  if (needs_new_session(error_code)) return "mysql: read-only " + code;
+  return "";
+}
+
 std::string describe_sql_error(const sql::SQLException& error) {
   return "MySQL error " + std::to_string(error.getErrorCode()) + " (" + error.getSQLState() +
          "): " + error.what();

@@ -19,6 +19,12 @@ bool needs_new_session(int error_code);
 // (needs_new_session), a lock wait timeout, a deadlock. Retrying later can succeed.
 bool is_transient_error(int error_code);
 
+// How /readyz and the log name an error after which the session is unusable
+// (needs_new_session): "mysql: read-only (error 1290)" when the server refuses writes (a
+// demoted primary, read_only on, an account without READ ONLY ADMIN), "mysql unreachable
+// (error 2013)" for a connection error; "" for any other error (the statement's own).
+std::string session_condition(int error_code);
+
 // "MySQL error 1146 (42S02): Table 'app.outbox_event' doesn't exist".
 std::string describe_sql_error(const sql::SQLException& error);
 

@@ -36,6 +36,7 @@ std::string relay_config_yaml(const std::string& mysql_yaml, const std::string& 
   yaml += "metrics:\n";
   yaml += "  listen: 127.0.0.1:0\n";
   yaml += "  backlog_interval: 1s\n";
+  yaml += settings.extra_metrics_settings;
   return yaml;
 }
 

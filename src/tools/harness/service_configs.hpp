@@ -27,6 +27,7 @@ struct RelayConfigSettings {
   std::string extra_kafka_properties;  // YAML lines indented under kafka.properties
   std::string extra_relay_settings;    // YAML lines indented under relay:
   std::string extra_log_settings;      // YAML lines indented under log:
+  std::string extra_metrics_settings;  // YAML lines indented under metrics:
 };
 
 std::string relay_config_yaml(const std::string& mysql_yaml, const std::string& bootstrap,

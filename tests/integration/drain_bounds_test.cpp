@@ -1,0 +1,115 @@
+// A drain ends at relay.drain_timeout (plus a short grace for the releases) whatever the
+// workers are doing: one still handing a batch to a full producer queue, or one stuck inside a
+// MySQL statement whose answer never comes. Nothing is lost either way: the rows are released,
+// or stay leased until their lease ends, and are published again.
+#include <signal.h>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "child_process.hpp"
+#include "poll.hpp"
+#include "relay_process.hpp"
+#include "tcp_proxy.hpp"
+#include "test_database.hpp"
+#include "test_kafka.hpp"
+
+using namespace std::chrono_literals;
+using outbox::test::eventually;
+using outbox::test::RelayProcess;
+using outbox::test::RelayTestConfig;
+using outbox::test::TestDatabase;
+
+TEST_CASE("a drain does not wait for a worker still sending into a full producer queue",
+          "[faults][drain]") {
+  TestDatabase db;
+  outbox::test::TestBroker broker(3, 8, {"outbox.order"});
+  RelayTestConfig settings;
+  settings.workers = 1;
+  settings.drain_timeout = "2s";
+  // Room for 10 messages, answers after a minute: the batch of 200 waits in send() for queue
+  // room, which the lease (150 s) would allow for 88 s.
+  settings.lease = "150s";
+  settings.extra_kafka_properties =
+      "    message.timeout.ms: 60000\n"
+      "    queue.buffering.max.messages: 10\n";
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return outbox::test::logged(relay, "relay running"); }));
+  broker.command("rtt all 60000");
+  db.insert_events(200, "sending", "order", 200);  // one event per aggregate: none parked
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHING'") == 200; }));
+
+  relay.process().signal(SIGTERM);
+  // Before: the purge at the deadline made room in the queue, send() went on handing the
+  // batch over, and the exit waited for those messages' delivery timeout (over a minute).
+  const auto status = relay.process().wait_exit(20s);
+  INFO(relay.log());
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+  CHECK(outbox::test::logged(relay, "drain deadline reached"));
+  CHECK(outbox::test::logged(relay, "not enqueued: the drain deadline passed"));
+  CHECK(db.count("status = 'PENDING' AND lease_owner IS NULL") == 200);
+  CHECK(db.count("status = 'PUBLISHED'") == 0);
+
+  broker.command("rtt all 0");
+  RelayProcess after(db, broker.bootstrap(), RelayTestConfig{});
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 200; }));
+  outbox::test::stop_gracefully(after);
+  CHECK(outbox::test::deliveries_by_event(broker.bootstrap(), "outbox.order").size() == 200);
+}
+
+TEST_CASE("a drain does not wait for a worker stuck inside a MySQL statement", "[faults][drain]") {
+  TestDatabase db;
+  outbox::test::TestBroker broker(3, 8, {"outbox.order"});
+  // The relay reaches MySQL through a proxy that will stop passing the server's answers on.
+  outbox::test::TcpProxy mysql(db.endpoint().host, db.endpoint().port);
+  RelayTestConfig settings;
+  settings.workers = 1;
+  settings.drain_timeout = "2s";
+  settings.lease = "10s";
+  settings.extra_kafka_properties = "    message.timeout.ms: 3000\n";
+  // stall_timeout above the read_timeout below.
+  settings.extra_metrics_settings = "  stall_timeout: 2m\n";
+  outbox::test::TempDir dir;
+  std::string yaml = outbox::harness::relay_config_yaml(
+      outbox::test::mysql_section_yaml(db, mysql.port()) + "  read_timeout: 60s\n",
+      broker.bootstrap(), settings);
+  // The backlog monitor asks once, at start: later statements are the worker's.
+  const std::string every_second = "backlog_interval: 1s";
+  yaml.replace(yaml.find(every_second), every_second.size(), "backlog_interval: 1h");
+  const std::string config = dir.write("relay.yaml", yaml);
+  outbox::test::ChildProcess relay({outbox::test::relay_binary(), "--config", config},
+                                   dir.file("relay.log"));
+  db.insert_events(20, "before");
+  const bool published = eventually([&] { return db.count("status = 'PUBLISHED'") == 20; });
+  INFO(relay.output());
+  REQUIRE(published);
+
+  // No broker, no claims: the new rows wait until the answers from MySQL are dropped. Then
+  // the broker is back, and the worker's claim reaches the server, locks the rows and never
+  // hears back.
+  broker.command("down all");
+  REQUIRE(eventually([&] {
+    return relay.output().find("not claiming events until a broker answers") != std::string::npos;
+  }));
+  db.insert_events(20, "stuck");
+  mysql.drop_replies();
+  broker.command("up all");
+  REQUIRE(eventually([&] { return mysql.requests_passed_while_dropping() > 0; }));
+
+  relay.signal(SIGTERM);
+  // Before: the exit waited for the claim's read_timeout (60 s).
+  const auto status = relay.wait_exit(20s);
+  INFO(relay.output());
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+  CHECK(relay.output().find("workers still busy") != std::string::npos);
+
+  // The claim never committed: its rows are PENDING again once the server saw the connection
+  // go, and a relay publishes them.
+  RelayProcess after(db, broker.bootstrap(), RelayTestConfig{});
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 40; }, 60s));
+  outbox::test::stop_gracefully(after);
+  CHECK(outbox::test::deliveries_by_event(broker.bootstrap(), "outbox.order").size() == 40);
+}
