@@ -5,10 +5,12 @@
 namespace outbox::consumer {
 
 const std::string* ReceivedEvent::header(std::string_view name) const {
-  for (auto it = headers.rbegin(); it != headers.rend(); ++it) {
-    if (it->first == name) return &it->second;
+  // The last header of that name wins.
+  const std::string* found = nullptr;
+  for (const auto& [header_name, header_value] : headers) {
+    if (header_name == name) found = &header_value;
   }
-  return nullptr;
+  return found;
 }
 
 ReceivedEvent received_event_from(const rd_kafka_message_t& message) {

@@ -15,8 +15,10 @@ void flatten(const YAML::Node& node, const std::string& prefix,
              std::map<std::string, std::string>& out) {
   if (node.IsMap()) {
     for (const auto& entry : node) {
-      const std::string key = entry.first.Scalar();
-      flatten(entry.second, prefix.empty() ? key : prefix + "." + key, out);
+      std::string path = prefix;
+      if (!path.empty()) path += '.';
+      path += entry.first.Scalar();
+      flatten(entry.second, path, out);
     }
   } else {
     out[prefix] = node.IsScalar() ? node.Scalar() : "";

@@ -24,7 +24,7 @@ struct RequestHead {
 
 // A request head larger than this is refused with 431 whatever it holds: a probe or a scrape
 // sends a few hundred bytes.
-inline constexpr size_t kMaxRequestHead = 8 * 1024;
+inline constexpr size_t kMaxRequestHead = size_t{8} * 1024;
 
 // Parses `received` (everything the connection sent so far).
 RequestHead parse_request_head(std::string_view received);

@@ -105,11 +105,11 @@ TopicRouter make_router(const KafkaSettings& kafka) {
   for (const ScalarAt& entry : kafka.topics) {
     overrides.emplace(entry.key, TopicTemplate::parse(entry.value).value());
   }
-  return TopicRouter(TopicTemplate::parse(kafka.topic).value(), std::move(overrides));
+  return {TopicTemplate::parse(kafka.topic).value(), std::move(overrides)};
 }
 
 ClaimStoreFactory store_factory(const RelayConfig& config,
-                                std::shared_ptr<DueScanSchedule> due_scans) {
+                                const std::shared_ptr<DueScanSchedule>& due_scans) {
   return [&config, due_scans]() -> Outcome<std::unique_ptr<ClaimStore>> {
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, SessionSettings{});

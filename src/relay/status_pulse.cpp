@@ -39,10 +39,12 @@ StatusPulse::StatusPulse(const RelayStats& stats, const BacklogMonitor& backlog,
                                std::to_string(static_cast<long>(rate)) + "/s), in flight " +
                                std::to_string(stats.events_in_flight.load());
           if (snapshot.valid) {
-            status += ", pending " + std::to_string(snapshot.by_status.at("PENDING")) +
-                      ", failed " + std::to_string(snapshot.by_status.at("FAILED"));
+            status += ", pending ";
+            status += std::to_string(snapshot.by_status.at("PENDING"));
+            status += ", failed ";
+            status += std::to_string(snapshot.by_status.at("FAILED"));
           }
-          if (health.draining()) status = "draining; " + status;
+          if (health.draining()) status.insert(0, "draining; ");
           systemd::notify_status(status);
         }
       });

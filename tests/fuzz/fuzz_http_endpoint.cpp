@@ -1,10 +1,12 @@
-// The request path of the relay's metrics endpoint (src/relay/http_endpoint.hpp): the real
+// The metrics endpoint as a client meets it (src/relay/http_endpoint.hpp): the real
 // HttpEndpoint, started once in this process on a loopback port, gets each input as the bytes
 // of one connection. Whatever arrives, the server answers with an HTTP/1.1 status line or
 // closes the connection, and it keeps serving: every 64th input is followed by a well-formed
-// GET /healthz that must get its 200. (Debian's cpp-httplib is a shared library built without
-// coverage instrumentation, so libFuzzer steers by our handlers only; ASan still checks every
-// buffer that crosses into ours.)
+// GET /healthz that must get its 200. An input whose head parse_request_head takes as complete
+// must get the answer its path calls for (fuzz_http_request_head checks the parser itself, on
+// every branch; this target adds the poll loop, the reads in pieces, the writes and the close).
+// The server is the project's own code, so all of it is instrumented: libFuzzer steers by its
+// branches and ASan checks its buffers.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -15,8 +17,10 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "http_endpoint.hpp"
+#include "http_request.hpp"
 
 namespace {
 
@@ -36,9 +40,8 @@ outbox::HttpEndpoint& endpoint() {
 
 // Sends the bytes and returns everything the server wrote back until it closed. With
 // end_requests the client then shuts its sending side, so the server sees the end of the input
-// at once instead of waiting out its keep-alive timeout. cpp-httplib takes a peer that has shut
-// its side as gone and may then skip the answer (SocketStream::is_writable peeks for EOF), so
-// with end_requests an empty answer is allowed; the probe below keeps its side open.
+// at once instead of waiting out its header timeout; an input the server still waits on (an
+// incomplete head) then gets no answer, only the close: it reads the end as the client gone.
 std::string exchange(const uint8_t* data, size_t size, bool end_requests) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) std::abort();
@@ -80,6 +83,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!answer.empty() && answer.rfind("HTTP/1.1 ", 0) != 0) {
     std::fprintf(stderr, "the input got:\n%s\n", answer.c_str());
     std::abort();
+  }
+  // A complete head is answered whatever bytes follow it, and every prefix of it is incomplete
+  // (fuzz_http_request_head), so however the bytes arrive the answer is the path's.
+  const outbox::RequestHead head =
+      outbox::parse_request_head(std::string_view(reinterpret_cast<const char*>(data), size));
+  if (head.state == outbox::RequestHead::State::kComplete) {
+    const char* expected = head.path == "/metrics"   ? "HTTP/1.1 200 "
+                           : head.path == "/healthz" ? "HTTP/1.1 200 "
+                           : head.path == "/readyz"  ? "HTTP/1.1 503 "
+                                                     : "HTTP/1.1 404 ";
+    if (answer.rfind(expected, 0) != 0) {
+      std::fprintf(stderr, "%s %s got:\n%s\n", head.method.c_str(), head.path.c_str(),
+                   answer.c_str());
+      std::abort();
+    }
   }
 
   static unsigned inputs = 0;

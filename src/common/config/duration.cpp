@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
-#include <ranges>
 #include <utility>
 
 namespace outbox {
@@ -48,12 +47,15 @@ std::optional<Micros> parse_duration(std::string_view text) {
 
 std::string format_duration(Micros value) {
   const int64_t us = value.count();
-  for (const Unit& unit : std::views::reverse(kUnits)) {
-    if (us != 0 && us % unit.micros == 0) {
-      return std::to_string(us / unit.micros) + std::string(unit.suffix);
-    }
+  if (us == 0) return "0s";
+  // The largest unit that divides the value; kUnits runs from the smallest, and "us" divides
+  // every value. (A forward loop: clang 14 cannot compile std::views::reverse over libstdc++
+  // 12's std::array, and that broke clang-tidy and the fuzz build.)
+  const Unit* largest = &kUnits.front();
+  for (const Unit& unit : kUnits) {
+    if (us % unit.micros == 0) largest = &unit;
   }
-  return us == 0 ? "0s" : std::to_string(us) + "us";
+  return std::to_string(us / largest->micros) + std::string(largest->suffix);
 }
 
 std::string format_pause(Micros value) {

@@ -14,7 +14,7 @@ BrokerProcess::BrokerProcess(const std::string& binary, const std::string& dir, 
       binary,      "--brokers", std::to_string(brokers), "--partitions", std::to_string(partitions),
       "--control", control_};
   for (const std::string& topic : topics) {
-    argv.push_back("--topic");
+    argv.emplace_back("--topic");
     argv.push_back(topic);
   }
   process_ = std::make_unique<ChildProcess>(argv, dir + "/broker.log");

@@ -30,6 +30,7 @@ void forget_child(pid_t pid) {
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (std::string& s : strings)
     out.push_back(s.data());
   out.push_back(nullptr);
@@ -46,8 +47,12 @@ std::vector<std::string> merged_environment(const std::map<std::string, std::str
   for (const auto& [name, value] : extra)
     merged[name] = value;
   std::vector<std::string> out;
-  for (const auto& [name, value] : merged)
-    out.push_back(name + "=" + value);
+  out.reserve(merged.size());
+  for (const auto& [name, value] : merged) {
+    std::string& entry = out.emplace_back(name);
+    entry += '=';
+    entry += value;
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "harness/child_process.hpp"
 #include "harness/temp_dir.hpp"
@@ -28,8 +29,8 @@ std::string env_value(const std::string& env_file, const std::string& name) {
 
 }  // namespace
 
-KafkaCluster::KafkaCluster(const std::string& script, const std::string& dir, Wiring wiring)
-    : script_(script), dir_(dir) {
+KafkaCluster::KafkaCluster(std::string script, std::string dir, Wiring wiring)
+    : script_(std::move(script)), dir_(std::move(dir)) {
   std::string advertised;
   for (int node = 1; wiring == Wiring::kProxied && node <= kNodes; ++node) {
     proxies_.push_back(std::make_unique<TcpProxy>());

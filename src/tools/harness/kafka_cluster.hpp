@@ -22,7 +22,7 @@ class KafkaCluster {
 
   // `script`: scripts/kafka-cluster.sh of the source tree. Throws with the script's output when
   // the cluster does not come up; never falls back to anything else.
-  KafkaCluster(const std::string& script, const std::string& dir, Wiring wiring = Wiring::kProxied);
+  KafkaCluster(std::string script, std::string dir, Wiring wiring = Wiring::kProxied);
   ~KafkaCluster();
   KafkaCluster(const KafkaCluster&) = delete;
   KafkaCluster& operator=(const KafkaCluster&) = delete;

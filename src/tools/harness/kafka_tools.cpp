@@ -130,7 +130,7 @@ std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::str
   // \x1f separates fields and \x1e records: neither occurs in keys, headers or JSON payloads.
   const CommandResult result =
       run_command({"kcat", "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f",
-                   "%t\\x1f%p\\x1f%o\\x1f%T\\x1f%k\\x1f%h\\x1f%s\\x1e"});
+                   R"(%t\x1f%p\x1f%o\x1f%T\x1f%k\x1f%h\x1f%s\x1e)"});
   if (result.status != 0) throw std::runtime_error("kcat failed: " + result.err);
   std::vector<KafkaRecord> records;
   for (const std::string& line : split(result.out, '\x1e')) {
@@ -156,11 +156,12 @@ std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::str
 bool topic_exists(const std::string& bootstrap, const std::string& topic) {
   const CommandResult metadata = run_command({"kcat", "-L", "-b", bootstrap, "-t", topic, "-J"});
   if (metadata.status != 0) throw std::runtime_error("kcat -L failed: " + metadata.err);
+  // One literal split over two lines, named so it is not read as a missing comma.
+  const char* const exactly_one_healthy =
+      "[.topics[] | select(.topic == $t and .error == null and "
+      "(.partitions | length) > 0)] | length == 1";
   const CommandResult verdict =
-      run_command({"jq", "-e", "--arg", "t", topic,
-                   "[.topics[] | select(.topic == $t and .error == null and "
-                   "(.partitions | length) > 0)] | length == 1"},
-                  metadata.out);
+      run_command({"jq", "-e", "--arg", "t", topic, exactly_one_healthy}, metadata.out);
   return verdict.status == 0;
 }
 
@@ -170,7 +171,7 @@ void produce_with_kcat(const std::string& bootstrap, const std::string& topic, i
   std::vector<std::string> argv{
       "kcat", "-P", "-b", bootstrap, "-t", topic, "-p", std::to_string(partition), "-k", key};
   for (const std::string& header : headers) {
-    argv.push_back("-H");
+    argv.emplace_back("-H");
     argv.push_back(header);
   }
   std::string input;

@@ -15,6 +15,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace outbox::harness {
@@ -48,8 +49,8 @@ bool write_all(int fd, const char* data, size_t size) {
 
 }  // namespace
 
-TcpProxy::TcpProxy(const std::string& upstream_host, int upstream_port)
-    : upstream_host_(upstream_host), upstream_port_(upstream_port) {
+TcpProxy::TcpProxy(std::string upstream_host, int upstream_port)
+    : upstream_host_(std::move(upstream_host)), upstream_port_(upstream_port) {
   start_listening();
 }
 

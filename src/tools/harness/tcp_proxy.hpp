@@ -24,7 +24,7 @@ namespace outbox::harness {
 //   fault heal() ends: connections stay open throughout.
 class TcpProxy {
  public:
-  TcpProxy(const std::string& upstream_host, int upstream_port);
+  TcpProxy(std::string upstream_host, int upstream_port);
   // Listens at once; forwards only after set_upstream() (connections before that are refused),
   // for a server that must be told the proxy's port before it starts (a Kafka node's
   // advertised listener).

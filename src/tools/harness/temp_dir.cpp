@@ -22,7 +22,7 @@ TempDir::~TempDir() {
 }
 
 std::string TempDir::write(const std::string& name, const std::string& text) const {
-  const std::string path = file(name);
+  std::string path = file(name);
   std::ofstream(path) << text;
   return path;
 }

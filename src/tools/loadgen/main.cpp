@@ -67,9 +67,9 @@ int main(int argc, char** argv) {
   int64_t accepted = 0;
   for (int64_t n = 0; n < options->orders && !stop.stop_requested(); ++n) {
     if (options->rate > 0) {
-      std::this_thread::sleep_until(started +
-                                    std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::duration<double>(n / options->rate)));
+      std::this_thread::sleep_until(
+          started + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::duration<double>(static_cast<double>(n) / options->rate)));
     }
     const outbox::Outcome<outbox::writer::AcceptedOrder> done =
         outbox::loadgen::accept_order(writer, stream.order(n), backoff, counts, stop.get_token());

@@ -29,9 +29,8 @@ writer::OrderSubmission OrderStream::order(int64_t n) const {
   order.request_id = "req-" + std::to_string(order.order_id);
   order.event_id = random_uuid(random_);
   order.version = 1;
-  order.payload = "{\"order_id\": " + std::to_string(order.order_id) +
-                  ", \"tenant_id\": " + std::to_string(tenant_id_) +
-                  ", \"version\": 1, \"status\": \"ACCEPTED\"}";
+  order.payload = R"({"order_id": )" + std::to_string(order.order_id) + R"(, "tenant_id": )" +
+                  std::to_string(tenant_id_) + R"(, "version": 1, "status": "ACCEPTED"})";
   return order;
 }
 

@@ -17,9 +17,9 @@ class Value {
   Value(std::nullptr_t) {}                                  // NOLINT(google-explicit-constructor)
   Value(bool value);                                        // NOLINT(google-explicit-constructor)
   Value(int64_t value);                                     // NOLINT(google-explicit-constructor)
-  Value(int value) : Value(static_cast<int64_t>(value)) {}  // NOLINT
+  Value(int value) : Value(static_cast<int64_t>(value)) {}  // NOLINT(google-explicit-constructor)
   Value(std::string text);                                  // NOLINT(google-explicit-constructor)
-  Value(const char* text) : Value(std::string(text)) {}     // NOLINT
+  Value(const char* text) : Value(std::string(text)) {}     // NOLINT(google-explicit-constructor)
 
   // A duration in seconds with millisecond precision, e.g. 3600.125.
   static Value seconds(double value);

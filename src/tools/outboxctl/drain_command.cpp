@@ -58,8 +58,13 @@ LeaseState read_leases(MysqlSession& session, const std::string& table) {
     state.live += events;
     state.holders.add(
         Value::object().set("instance", instance).set("events", events).set("lease_until", until));
-    state.holder_names += (state.holder_names.empty() ? "" : ", ") + instance + " (" +
-                          count_of(events, "event") + ", until " + until + ")";
+    if (!state.holder_names.empty()) state.holder_names += ", ";
+    state.holder_names += instance;
+    state.holder_names += " (";
+    state.holder_names += count_of(events, "event");
+    state.holder_names += ", until ";
+    state.holder_names += until;
+    state.holder_names += ')';
   }
   std::unique_ptr<sql::ResultSet> expired(
       session

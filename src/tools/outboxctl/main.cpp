@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,10 +27,7 @@ int usage() {
   return 64;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+int run(std::vector<std::string> args) {
   const char* env_config = std::getenv("OUTBOX_RELAY_CONFIG");
   std::string config_file = env_config != nullptr ? env_config : "/etc/outbox-relay/relay.yaml";
   for (size_t i = 0; i < args.size() && args[i].rfind("--", 0) == 0;) {
@@ -88,5 +86,18 @@ int main(int argc, char** argv) {
   } catch (const sql::SQLException& e) {
     std::cerr << "outboxctl " << command->name << ": " << outbox::describe_sql_error(e) << "\n";
     return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Anything else thrown is a bug or an exhausted machine: said in one line with EX_SOFTWARE
+  // instead of std::terminate's abort.
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& e) {
+    std::cerr << "outboxctl: " << e.what() << "\n";
+    return 70;  // EX_SOFTWARE
   }
 }

@@ -158,7 +158,7 @@ Value find_order_by_acceptance(MysqlSession& session, const std::string& event_i
     statement.setString(1, event_id);
     return first_row(statement, order_columns());
   } catch (const sql::SQLException& e) {
-    if (e.getErrorCode() == kNoSuchTable) return Value();
+    if (e.getErrorCode() == kNoSuchTable) return {};
     throw;
   }
 }

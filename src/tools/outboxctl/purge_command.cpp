@@ -38,7 +38,10 @@ int parse_flags(const std::vector<std::string>& args, PurgeRequest& request) {
       }
       (flag == "--published-after" ? request.retention.published_after
                                    : request.retention.consumed_after) = *window;
-      request.overridden += " " + flag + " " + value;
+      request.overridden += ' ';
+      request.overridden += flag;
+      request.overridden += ' ';
+      request.overridden += value;
     } else if (flag == "--batch-size") {
       int size = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), size);
@@ -57,7 +60,7 @@ int parse_flags(const std::vector<std::string>& args, PurgeRequest& request) {
 }
 
 Value table_answer(const std::optional<Micros>& window, const PurgeResult& result, bool dry_run) {
-  if (!window) return Value();
+  if (!window) return {};
   return Value::object()
       .set("window", format_duration(*window))
       .set("cutoff", result.cutoff)

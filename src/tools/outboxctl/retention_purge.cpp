@@ -23,7 +23,7 @@ std::string cutoff_of(MysqlSession& session, Micros window) {
   statement.setInt64(1, window.count());
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
   rows->next();
-  return rows->getString(1);
+  return rows->getString(1).asStdString();
 }
 
 std::string iso_of(std::string key_time) {
@@ -65,7 +65,7 @@ std::string delete_consumed(size_t capacity) {
 
 // The first column as an id of the walk's type (the second argument only picks the overload).
 std::string id_at(sql::ResultSet& rows, const std::string&) {
-  return rows.getString(1);
+  return rows.getString(1).asStdString();
 }
 int64_t id_at(sql::ResultSet& rows, int64_t) {
   return rows.getInt64(1);

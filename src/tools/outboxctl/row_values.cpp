@@ -11,17 +11,17 @@ std::string age_micros(const std::string& column) {
 }
 
 Value text_at(sql::ResultSet& row, uint32_t column) {
-  if (row.isNull(column)) return Value();
-  return Value(std::string(row.getString(column)));
+  if (row.isNull(column)) return {};
+  return {std::string(row.getString(column))};
 }
 
 Value integer_at(sql::ResultSet& row, uint32_t column) {
-  if (row.isNull(column)) return Value();
-  return Value(static_cast<int64_t>(row.getInt64(column)));
+  if (row.isNull(column)) return {};
+  return {static_cast<int64_t>(row.getInt64(column))};
 }
 
 Value seconds_at(sql::ResultSet& row, uint32_t column) {
-  if (row.isNull(column)) return Value();
+  if (row.isNull(column)) return {};
   return Value::seconds(static_cast<double>(row.getInt64(column)) / 1e6);
 }
 

@@ -98,6 +98,7 @@ std::vector<FaultKind> kinds_to_inject(Draw& draw, const ScheduleShape& shape) {
   std::vector<FaultKind> kinds;
   const std::vector<std::pair<FaultKind, int>> weights = kind_weights(shape.broker);
   const int restarts = std::min(shape.mariadb_restarts, shape.faults);
+  kinds.reserve(static_cast<size_t>(std::max(shape.faults, 0)));
   for (int i = 0; i < restarts; ++i)
     kinds.push_back(FaultKind::kMariadbRestart);
   for (const auto& [kind, weight] : weights) {

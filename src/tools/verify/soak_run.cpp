@@ -179,7 +179,7 @@ void SoakRun::inject(InjectedFault& injected) {
       case FaultKind::kRelayConnectionKill:
       case FaultKind::kConsumerConnectionKill:
       case FaultKind::kWriterConnectionKill: {
-        const size_t target = static_cast<size_t>(fault.target);
+        const auto target = static_cast<size_t>(fault.target);
         const std::string& account =
             fault.kind == FaultKind::kRelayConnectionKill      ? relays_[target].account
             : fault.kind == FaultKind::kConsumerConnectionKill ? consumers_[target].account
