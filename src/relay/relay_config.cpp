@@ -190,7 +190,7 @@ claim_sql::Schema claim_schema(const RelayConfig& config) {
   std::vector<SqlIdentifier> columns;
   for (const std::string& column : message_columns(config.kafka.message))
     columns.push_back(SqlIdentifier::parse(column).value());
-  return claim_sql::Schema(SqlIdentifier::parse(config.outbox_table).value(), columns);
+  return {SqlIdentifier::parse(config.outbox_table).value(), columns};
 }
 
 std::string print_relay_config(const RelayConfig& config) {

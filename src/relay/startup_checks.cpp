@@ -48,11 +48,15 @@ ConfigDiagnostics missing_columns(const std::vector<std::string>& live,
                        "false)");
     } else {
       std::string listed;
-      for (const std::string& column : live)
-        listed += (listed.empty() ? "" : ", ") + column;
-      problems.add(
-          use.line, use.key_path,
-          "table " + table + " has no column " + use.column + " (its columns: " + listed + ")");
+      for (const std::string& column : live) {
+        if (!listed.empty()) listed += ", ";
+        listed += column;
+      }
+      std::string text = "table " + table + " has no column " + use.column;
+      text += " (its columns: ";
+      text += listed;
+      text += ")";
+      problems.add(use.line, use.key_path, text);
     }
   }
   return problems;

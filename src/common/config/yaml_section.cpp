@@ -294,7 +294,7 @@ YamlSection YamlSection::section(const std::string& key) {
   if (value.IsDefined() && !value.IsNull() && !value.IsMap()) {
     problem(key, std::string("must be a mapping, got ") + kind_of(value));
     // A fresh node: assigning to `value` would overwrite the document's node it refers to.
-    return YamlSection(YAML::Node(), path_of(key), line, *diagnostics_, *env_);
+    return {YAML::Node(), path_of(key), line, *diagnostics_, *env_};
   }
   return {value, path_of(key), line, *diagnostics_, *env_};
 }
