@@ -25,7 +25,9 @@ bool all_zeros(std::string_view text) {
 }  // namespace
 
 std::optional<std::string> traceparent_problem(std::string_view text) {
-  const std::string shown = "\"" + std::string(text.substr(0, 64)) + "\"";
+  std::string shown = "\"";  // appended, not `"\"" + ...`: GCC 12's false -Wrestrict
+  shown += text.substr(0, 64);
+  shown += '"';
   if (text.size() > kMaxTraceparentLength) {
     return "is " + std::to_string(text.size()) + " bytes long (at most " +
            std::to_string(kMaxTraceparentLength) + ")";
