@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -37,9 +38,13 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// After the drain deadline's purge, how long the workers get to release their rows before the
-// process exits without them: the exit comes at most relay.drain_timeout + this after SIGTERM.
-constexpr std::chrono::seconds kAbandonGrace{3};
+// How long before the drain deadline the relay purges what is still in flight, so the workers
+// can release their rows before the process exits, with or without them: 3 s, or a quarter of
+// a short drain_timeout. It comes out of drain_timeout, so the exit comes at most
+// relay.drain_timeout after SIGTERM.
+Micros abandon_grace(Micros drain_timeout) {
+  return std::min<Micros>(std::chrono::seconds(3), drain_timeout / 4);
+}
 
 enum class Readiness { kReady, kStopped, kFatal };
 
@@ -344,7 +349,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
 
   std::unique_lock lock(state_mutex);
   state_changed.wait(lock, stop.get_token(), [] { return false; });
-  const bool drained = state_changed.wait_until(lock, drain.get(),
+  const Micros grace = abandon_grace(config.relay.drain_timeout);
+  const bool drained = state_changed.wait_until(lock, drain.get() - grace,
                                                 [&] { return workers_finished == workers.size(); });
   lock.unlock();
   if (!drained) {
@@ -358,16 +364,17 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     // the lease ends, as after a crash, and are published again then.
     lock.lock();
     const bool settled = state_changed.wait_until(
-        lock, drain.get() + kAbandonGrace, [&] { return workers_finished == workers.size(); });
+        lock, drain.get(), [&] { return workers_finished == workers.size(); });
     const size_t busy = workers.size() - workers_finished;
     lock.unlock();
     if (!settled) {
       progress.report_now();
       spdlog::error(
-          "{} of {} workers still busy {} after the drain deadline (inside a MySQL statement): "
+          "{} of {} workers still busy {} after the purge, at the drain deadline (inside a MySQL "
+          "statement): "
           "exiting without them; their rows stay leased until the lease ends and are then "
           "published again",
-          busy, workers.size(), format_pause(kAbandonGrace));
+          busy, workers.size(), format_pause(grace));
       // Not joined, nothing destroyed: the busy workers still use what this frame holds. Every
       // log line is already flushed (flush_on trace).
       std::_Exit(worker_failed.load() ? 1 : 0);

@@ -1,7 +1,7 @@
-// A drain ends at relay.drain_timeout (plus a short grace for the releases) whatever the
-// workers are doing: one still handing a batch to a full producer queue, or one stuck inside a
-// MySQL statement whose answer never comes. Nothing is lost either way: the rows are released,
-// or stay leased until their lease ends, and are published again.
+// A drain ends by relay.drain_timeout (the purge comes a short grace before it, for the releases)
+// whatever the workers are doing: one still handing a batch to a full producer queue, or one stuck
+// inside a MySQL statement whose answer never comes. Nothing is lost either way: the rows are
+// released, or stay leased until their lease ends, and are published again.
 #include <signal.h>
 #include <catch2/catch.hpp>
 
