@@ -24,7 +24,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void say(const std::string& text) {
+void report_line(const std::string& text) {
   static const auto started = Clock::now();
   std::cerr << "==> ["
             << static_cast<int>(std::chrono::duration<double>(Clock::now() - started).count())
@@ -103,14 +103,14 @@ class Comparison {
     ProfileFigures figures;
     figures.name = name;
     figures.settings = set_durability(context_.session, flush_log_at_trx_commit, sync_binlog);
-    say(name + " profile: " + figures.settings);
+    report_line(name + " profile: " + figures.settings);
     for (int run = 0; run < context_.sizes.runs; ++run) {
       // Alternate who goes first, so neither always runs on the warmer (or busier) machine.
       const bool relay_first = run % 2 == 0;
       for (System system : relay_first ? std::vector{System::relay, System::debezium}
                                        : std::vector{System::debezium, System::relay}) {
-        say(name + ": catch-up of " + std::to_string(context_.sizes.catchup_events) + " events, " +
-            system_name(system) + ", run " + std::to_string(run + 1));
+        report_line(name + ": catch-up of " + std::to_string(context_.sizes.catchup_events) +
+                    " events, " + system_name(system) + ", run " + std::to_string(run + 1));
         catch_up(system, system == System::relay ? figures.relay : figures.debezium,
                  figures.other_load_percent, name);
       }
@@ -205,8 +205,8 @@ class Comparison {
     for (double rate : {1000.0, 0.5 * relay_max, 0.8 * relay_max}) {
       if (context_.sizes.smoke) rate = std::min(rate, 200.0);
       const int phase = ++phase_counter_;
-      say(profile + ": steady state, " + system_name(system) + ", " + format_number(rate) +
-          " events/s");
+      report_line(profile + ": steady state, " + system_name(system) + ", " + format_number(rate) +
+                  " events/s");
       SteadyPhase result;
       result.target_rate = rate;
       const Snapshot before = snapshot(context_, own_);

@@ -67,19 +67,21 @@ std::string probe_response(const ProbeResult& result, bool with_body) {
   return response(result.ok ? 200 : 503, "text/plain", result.detail + "\n", with_body);
 }
 
-struct Connection {
-  enum class Phase { kReading, kWriting, kLingering };
-  Phase phase = Phase::kReading;
-  steady_clock::time_point accepted;
-  steady_clock::time_point deadline;  // of the current phase
-  std::string received;
-  std::string answer;
-  size_t sent = 0;
-};
-
 }  // namespace
 
 struct HttpEndpoint::Loop {
+  // One accepted connection. Nested here rather than in the anonymous namespace: a member
+  // of an anonymous-namespace type in Loop trips -Wsubobject-linkage in a unity build.
+  struct Connection {
+    enum class Phase { kReading, kWriting, kLingering };
+    Phase phase = Phase::kReading;
+    steady_clock::time_point accepted;
+    steady_clock::time_point deadline;  // of the current phase
+    std::string received;
+    std::string answer;
+    size_t sent = 0;
+  };
+
   HttpHandlers handlers;
   HttpLimits limits;
   std::map<int, Connection> connections;

@@ -26,7 +26,7 @@ using outbox::test::TestDatabase;
 
 namespace {
 
-constexpr int kEvents = 500;
+constexpr int kOrderEvents = 500;
 const std::string kBilling = "billing_outbox";
 
 // A second outbox table with the schema sql/ gives outbox_event (columns, generated columns,
@@ -53,8 +53,8 @@ RelayTestConfig billing_relay() {
 
 TEST_CASE("two relays on two outbox tables in one database do not interfere", "[e2e][table]") {
   TestDatabase db;
-  db.insert_events(kEvents, "ord");
-  create_billing_outbox(db, kEvents);
+  db.insert_events(kOrderEvents, "ord");
+  create_billing_outbox(db, kOrderEvents);
   // The writer library appends to the configured table inside the caller's transaction.
   {
     const auto session = outbox::test::open_session(db);
@@ -63,7 +63,7 @@ TEST_CASE("two relays on two outbox tables in one database do not interfere", "[
     outbox::writer::append_event(*session, event, outbox::SqlIdentifier::parse(kBilling).value());
     session->commit();
   }
-  REQUIRE(db.scalar("SELECT COUNT(*) FROM " + kBilling) == std::to_string(kEvents + 1));
+  REQUIRE(db.scalar("SELECT COUNT(*) FROM " + kBilling) == std::to_string(kOrderEvents + 1));
   REQUIRE(db.count("event_id = '" + event_id("bill-app", 1) + "'") == 0);
 
   TestBroker broker(3, 8, {"outbox.order", "billing.invoice"});
@@ -72,9 +72,9 @@ TEST_CASE("two relays on two outbox tables in one database do not interfere", "[
   RelayProcess orders_relay(db, broker.bootstrap(), orders);
   RelayProcess billing(db, broker.bootstrap(), billing_relay());
   REQUIRE(eventually([&] {
-    return db.count("status = 'PUBLISHED'") == kEvents &&
+    return db.count("status = 'PUBLISHED'") == kOrderEvents &&
            db.scalar("SELECT COUNT(*) FROM " + kBilling + " WHERE status = 'PUBLISHED'") ==
-               std::to_string(kEvents + 1);
+               std::to_string(kOrderEvents + 1);
   }));
   stop_gracefully(orders_relay);
   stop_gracefully(billing);
@@ -88,9 +88,9 @@ TEST_CASE("two relays on two outbox tables in one database do not interfere", "[
   const auto billing_records = outbox::test::read_topic(broker.bootstrap(), "billing.invoice");
   const auto orders_tally = outbox::test::tally(order_records);
   const auto billing_tally = outbox::test::tally(billing_records);
-  CHECK(orders_tally.records == kEvents);
+  CHECK(orders_tally.records == kOrderEvents);
   CHECK(orders_tally.duplicates() == 0);
-  CHECK(billing_tally.records == kEvents + 1);
+  CHECK(billing_tally.records == kOrderEvents + 1);
   CHECK(billing_tally.duplicates() == 0);
   outbox::test::check_insert_events_records(order_records, "ord", 100);
   for (const auto& record : billing_records) {

@@ -20,7 +20,7 @@ using outbox::test::TestDatabase;
 
 namespace {
 
-const std::string& kTopic = outbox::test::kOrderTopic;
+const std::string& kFaultsTopic = outbox::test::kOrderTopic;
 const std::string kGroup = "notification-planner";
 const std::map<std::string, std::string> kFailpointGuard{
     {"OUTBOX_FAILPOINTS_I_UNDERSTAND", "this-process-will-fail-on-purpose"}};
@@ -29,7 +29,7 @@ const std::map<std::string, std::string> kFailpointGuard{
 std::string produce_order(const TestBroker& broker, const std::string& prefix, int n,
                           int partition) {
   const std::string id = outbox::test::event_id(prefix, n);
-  produce_with_kcat(broker.bootstrap(), kTopic, partition, std::to_string(n),
+  produce_with_kcat(broker.bootstrap(), kFaultsTopic, partition, std::to_string(n),
                     {"event_id=" + id, "event_type=ORDER_ACCEPTED"},
                     {"{\"order_id\": " + std::to_string(n) + ", \"version\": 1}"});
   return id;
@@ -52,7 +52,7 @@ TEST_CASE(
     "processed",
     "[planner][faults]") {
   TestDatabase db;
-  TestBroker broker(1, 2, {kTopic, outbox::test::kOrderDeadLetterTopic});
+  TestBroker broker(1, 2, {kFaultsTopic, outbox::test::kOrderDeadLetterTopic});
   std::vector<std::string> ids;
   for (int n = 1; n <= 5; ++n)
     ids.push_back(produce_order(broker, "fail", n, 0));
@@ -78,21 +78,21 @@ TEST_CASE(
     CHECK(planner.count("revoked") == 0);
     // Acknowledgements are committed together within consumer.commit_interval: poll.
     REQUIRE(eventually([&] {
-      const auto offsets = committed_offsets(broker.bootstrap(), kGroup, kTopic, 2);
+      const auto offsets = committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 2);
       return offsets.at(0) == 2 && offsets.at(1) == 1;
     }));
     // ... and the failing message's offset stays unacknowledged.
-    CHECK(committed_offsets(broker.bootstrap(), kGroup, kTopic, 2).at(0) == 2);
+    CHECK(committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 2).at(0) == 2);
     planner.stop_gracefully();  // a drain while a message keeps failing still exits 0
   }
-  CHECK(committed_offsets(broker.bootstrap(), kGroup, kTopic, 2).at(0) == 2);
+  CHECK(committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 2).at(0) == 2);
 
   // The operator removes the cause; the restarted consumer starts at the failed message.
   db.exec("DELETE FROM notification_job WHERE event_id = '" + ids[2] + "'");
   PlannerProcess restarted(db, broker.bootstrap(), PlannerTestConfig{});
   REQUIRE(eventually([&] { return consumed(db) == 6; }));
   REQUIRE(eventually(
-      [&] { return committed_offsets(broker.bootstrap(), kGroup, kTopic, 2).at(0) == 5; }));
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 2).at(0) == 5; }));
   restarted.stop_gracefully();
   CHECK(restarted.count("event " + ids[2] + " at outbox.order/0@2: applied, acknowledged") == 1);
   CHECK(restarted.count("(duplicate delivery)") == 0);  // it resumed exactly at the failure
@@ -106,7 +106,7 @@ TEST_CASE(
     "dead-lettered with the reason and its partition flows on",
     "[planner][faults]") {
   TestDatabase db;
-  TestBroker broker(1, 1, {kTopic, outbox::test::kOrderDeadLetterTopic});
+  TestBroker broker(1, 1, {kFaultsTopic, outbox::test::kOrderDeadLetterTopic});
   std::vector<std::string> ids;
   for (int n = 1; n <= 4; ++n)
     ids.push_back(produce_order(broker, "poison", n, 0));
@@ -121,7 +121,7 @@ TEST_CASE(
   PlannerProcess planner(db, broker.bootstrap(), settings);
   REQUIRE(eventually([&] { return consumed(db) == 3; }));
   REQUIRE(eventually(
-      [&] { return committed_offsets(broker.bootstrap(), kGroup, kTopic, 1).at(0) == 4; }));
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 1).at(0) == 4; }));
   planner.stop_gracefully();
   // Tried exactly max_attempts times, then given up with the last error.
   CHECK(planner.count("event " + ids[1] + " at outbox.order/0@1: attempt 1 failed") == 1);
@@ -147,7 +147,7 @@ TEST_CASE(
     "already consumed",
     "[planner][faults]") {
   TestDatabase db;
-  TestBroker broker(1, 1, {kTopic, outbox::test::kOrderDeadLetterTopic});
+  TestBroker broker(1, 1, {kFaultsTopic, outbox::test::kOrderDeadLetterTopic});
   const std::string id = produce_order(broker, "crash", 1, 0);
   {
     PlannerProcess doomed(db, broker.bootstrap(), PlannerTestConfig{},
@@ -157,8 +157,8 @@ TEST_CASE(
     REQUIRE(status.has_value());
     CHECK(*status == 128 + 9);  // SIGKILL at the failpoint
   }
-  CHECK(consumed(db) == 1);                                                   // committed...
-  CHECK(committed_offsets(broker.bootstrap(), kGroup, kTopic, 1).at(0) < 0);  // ...not acked
+  CHECK(consumed(db) == 1);                                                         // committed...
+  CHECK(committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 1).at(0) < 0);  // ...not acked
 
   PlannerProcess restarted(db, broker.bootstrap(), PlannerTestConfig{});
   REQUIRE(eventually([&] {
@@ -167,7 +167,7 @@ TEST_CASE(
                            "(duplicate delivery)") == 1;
   }));
   REQUIRE(eventually(
-      [&] { return committed_offsets(broker.bootstrap(), kGroup, kTopic, 1).at(0) == 1; }));
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 1).at(0) == 1; }));
   restarted.stop_gracefully();
   CHECK(consumed(db) == 1);
   CHECK(db.scalar("SELECT COUNT(*) FROM notification_job") == "1");
@@ -178,7 +178,7 @@ TEST_CASE("a COMMIT whose answer is lost: not acknowledged, the retry finds it a
   TestDatabase db;
   const outbox::MysqlEndpoint direct = db.endpoint();
   outbox::test::TcpProxy proxy(direct.host, direct.port);
-  TestBroker broker(1, 1, {kTopic, outbox::test::kOrderDeadLetterTopic});
+  TestBroker broker(1, 1, {kFaultsTopic, outbox::test::kOrderDeadLetterTopic});
   const std::string id = produce_order(broker, "lost", 1, 0);
   PlannerTestConfig settings;
   settings.mysql_port = proxy.port();
@@ -190,7 +190,7 @@ TEST_CASE("a COMMIT whose answer is lost: not acknowledged, the retry finds it a
   proxy.lose_next_reply();  // COMMIT reaches the server; its answer never reaches the planner
   REQUIRE(eventually([&] { return planner.count("(duplicate delivery)") == 1; }));
   REQUIRE(eventually(
-      [&] { return committed_offsets(broker.bootstrap(), kGroup, kTopic, 1).at(0) == 1; }));
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 1).at(0) == 1; }));
   planner.stop_gracefully();
   CHECK(proxy.replies_lost() == 1);
   CHECK(planner.count("event " + id + " at outbox.order/0@0: attempt 1 failed: COMMIT: MySQL " +

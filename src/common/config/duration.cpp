@@ -17,7 +17,7 @@ struct Unit {
 
 // Longest suffixes first so "ms" is not read as "m" + "s".
 // Days are for retention windows ("7d"), which are naturally counted in days.
-constexpr std::array<Unit, 6> kUnits{{
+constexpr std::array<Unit, 6> kDurationUnits{{
     {"us", 1},
     {"ms", 1'000},
     {"s", 1'000'000},
@@ -36,7 +36,7 @@ std::optional<Micros> parse_duration(std::string_view text) {
   int64_t number = 0;
   std::from_chars(text.data(), text.data() + digits, number);
   const std::string_view suffix = text.substr(digits);
-  for (const Unit& unit : kUnits) {
+  for (const Unit& unit : kDurationUnits) {
     if (suffix != unit.suffix) continue;
     // "999999999999d" would overflow: no duration anyone means is that long.
     if (number > std::numeric_limits<int64_t>::max() / unit.micros) return std::nullopt;
@@ -48,11 +48,11 @@ std::optional<Micros> parse_duration(std::string_view text) {
 std::string format_duration(Micros value) {
   const int64_t us = value.count();
   if (us == 0) return "0s";
-  // The largest unit that divides the value; kUnits runs from the smallest, and "us" divides
-  // every value. (A forward loop: clang 14 cannot compile std::views::reverse over libstdc++
-  // 12's std::array, and that broke clang-tidy and the fuzz build.)
-  const Unit* largest = &kUnits.front();
-  for (const Unit& unit : kUnits) {
+  // The largest unit that divides the value; kDurationUnits runs from the smallest, and "us"
+  // divides every value. (A forward loop: clang 14 cannot compile std::views::reverse over
+  // libstdc++ 12's std::array, and that broke clang-tidy and the fuzz build.)
+  const Unit* largest = &kDurationUnits.front();
+  for (const Unit& unit : kDurationUnits) {
     if (us % unit.micros == 0) largest = &unit;
   }
   return std::to_string(us / largest->micros) + std::string(largest->suffix);
