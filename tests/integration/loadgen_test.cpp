@@ -61,10 +61,12 @@ TEST_CASE(
   const outbox::MysqlEndpoint direct = db.endpoint();
   outbox::test::TcpProxy proxy(direct.host, direct.port);
   TempDir dir;
-  // The 1000th commit attempt waits 600 ms so that its answer can be lost after the server
-  // committed.
+  // The 1000th commit attempt waits 3 s so that its answer can be lost after the server
+  // committed. The test must see the session idle in that wait (>= 300 ms: longer than any
+  // pause between statements) through the mariadb CLI, one process per look: with 600 ms the
+  // window to see it was 300 ms, and with the machine loaded the looks missed it (CI).
   ChildProcess loadgen(loadgen_args(db, proxy.port(), kOrders, 1000), dir.file("loadgen.log"),
-                       {{"OUTBOX_FAILPOINTS", "writer.before_commit=sleep:600@1000"},
+                       {{"OUTBOX_FAILPOINTS", "writer.before_commit=sleep:3000@1000"},
                         {"OUTBOX_FAILPOINTS_I_UNDERSTAND", "this-process-will-fail-on-purpose"}});
   const std::string writer_sessions = "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" +
                                       db.name() + "' AND ID <> CONNECTION_ID()";
