@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian bookworm machine as root: installs packages,
-# checks formatting, builds Release with the tests, fetches the Kafka broker and Debezium (Maven
-# Central, once), starts a private MariaDB, and runs every test with ctest against it, against
-# mock clusters and against real 3-node Kafka clusters the tests start themselves. Beside those
-# tests, at the lowest CPU priority: the Debug build (file by file), ASan+UBSan and TSan builds
-# of the tests, the libFuzzer targets with clang, clang-tidy over src/, a bounded run of each
-# fuzz target. Then the tests again under ASan+UBSan and under TSan. Warnings are errors in
-# every build.
+# checks formatting, builds (Release with the tests; Debug of the product; ASan+UBSan; TSan of
+# the threaded tests; the libFuzzer targets with clang), runs clang-tidy over src/, runs each
+# fuzz target for a bounded time, fetches the Kafka broker and Debezium (Maven Central, once),
+# starts a private MariaDB, and runs every test with ctest against it, against mock clusters and
+# against real 3-node Kafka clusters the tests start themselves. Warnings are errors in every
+# build.
 #   scripts/test.sh [ctest args...]     e.g. scripts/test.sh -L unit
+# OUTBOX_FUZZ_SECONDS (default 10) is each fuzz target's time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -61,95 +61,45 @@ mapfile -t sources < <(cd "$root" && git ls-files '*.cpp' '*.hpp' 2>/dev/null ||
 
 phase "building Release with the tests (warnings are errors)"
 "$root/scripts/build.sh" "$root/build" >/dev/null
+# File by file, as a packager's plain cmake build compiles: the other builds use unity sources
+# (scripts/build.sh), which can hide a missing #include or a name two files both define.
+phase "building Debug (the product, without the tests, file by file)"
+"$root/scripts/build.sh" "$root/build-debug" -DCMAKE_BUILD_TYPE=Debug -DOUTBOX_TESTS=OFF \
+  -DCMAKE_UNITY_BUILD=OFF >/dev/null
+phase "building with AddressSanitizer + UndefinedBehaviorSanitizer"
+# Without the benchmark suite (its smoke run asserts no speed, so the plain build's covers it),
+# and without the test programs this build does not run (labels kafka and deploy, below).
+"$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DOUTBOX_SANITIZE=ON -DOUTBOX_BENCH=OFF -- unit_tests library_unit_tests integration_tests \
+  writer_tests consumer_tests verify_tests outbox-relay outboxctl outbox-verify \
+  notification-planner outbox-loadgen outbox-test-broker >/dev/null
+phase "building with ThreadSanitizer (the tests that run threads)"
+"$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOUTBOX_TSAN=ON \
+  -DOUTBOX_BENCH=OFF -- unit_tests integration_tests outbox_c11_threads_for_tsan >/dev/null
+phase "building the fuzz targets (clang, libFuzzer + ASan + UBSan)"
+"$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER=clang++ -DOUTBOX_FUZZ=ON -DOUTBOX_TESTS=OFF -- fuzz_targets >/dev/null
+
+phase "clang-tidy over src/ (the repo's .clang-tidy; any finding fails)"
+"$root/scripts/clang-tidy.sh" "$root/build"
+
+phase "fuzzing: each target ${fuzz_seconds} s on its corpus and regression inputs"
+"$root/scripts/fuzz.sh" "$root/build-fuzz" "$fuzz_seconds"
 
 phase "fetching the Kafka broker for the real-cluster tests (cached under .local/)"
 "$root/scripts/kafka-cluster.sh" fetch
 phase "fetching Debezium and Kafka Connect for the comparison's smoke run (cached under .local/)"
 "$root/bench/anchors/debezium/debezium.sh" fetch
 
-# The other builds and the static checks need no server, and the tests leave most of both cores
-# idle (measured: 63-87 % idle, sampled every 10 s, while the tests ran). So they run beside the
-# tests at the lowest CPU and disk priority, one after another, and take only what the tests
-# leave: a test's process runs first whenever it is runnable. The sanitizer builds come first:
-# their tests start as soon as the plain tests are done and each build is there, with the rest
-# still building beside them. Each check's time is in the summary; their output goes to
-# .local/checks.log, shown when one fails.
-checks_log=$root/.local/checks.log
-checks_done=$root/.local/checks.done
-checks_times=$(mktemp)
-mkdir -p "$root/.local"
-rm -rf "$checks_done"
-mkdir -p "$checks_done"
-checks() {
-  renice -n 19 "$BASHPID" >/dev/null
-  ionice -c 3 -p "$BASHPID" 2>/dev/null || true  # and disk time only when the tests want none
-  check() {
-    local key=$1 name=$2 began=$SECONDS
-    shift 2
-    echo "==> [beside the tests] $name"
-    "$@" || {
-      echo "==> FAILED: $name"
-      return 1
-    }
-    printf '    %6d s  %s (beside the tests)\n' "$((SECONDS - began))" "$name" >>"$checks_times"
-    touch "$checks_done/$key"
-  }
-  # Without the benchmark suite (its smoke run asserts no speed, so the plain build's covers
-  # it), and without the test programs this build does not run (labels kafka and deploy).
-  check asan "building with AddressSanitizer + UndefinedBehaviorSanitizer" \
-    "$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DOUTBOX_SANITIZE=ON -DOUTBOX_BENCH=OFF -- unit_tests library_unit_tests integration_tests \
-    writer_tests consumer_tests verify_tests outbox-relay outboxctl outbox-verify \
-    notification-planner outbox-loadgen outbox-test-broker &&
-    check tsan "building with ThreadSanitizer (the tests that run threads)" \
-      "$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DOUTBOX_TSAN=ON -DOUTBOX_BENCH=OFF -- unit_tests integration_tests \
-      outbox_c11_threads_for_tsan &&
-    # File by file, as a packager's plain cmake build compiles: the other builds use unity
-    # sources (scripts/build.sh), which can hide a missing #include or a name two files define.
-    check debug "building Debug (the product, without the tests, file by file)" \
-      "$root/scripts/build.sh" "$root/build-debug" -DCMAKE_BUILD_TYPE=Debug -DOUTBOX_TESTS=OFF \
-      -DCMAKE_UNITY_BUILD=OFF &&
-    check fuzz-build "building the fuzz targets (clang, libFuzzer + ASan + UBSan)" \
-      "$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_COMPILER=clang++ -DOUTBOX_FUZZ=ON -DOUTBOX_TESTS=OFF -- fuzz_targets &&
-    check tidy "clang-tidy over src/ (the repo's .clang-tidy; any finding fails)" \
-      "$root/scripts/clang-tidy.sh" "$root/build" &&
-    # Each target runs for its wall-clock time: beside the tests it tries fewer inputs.
-    check fuzz "fuzzing: each target ${fuzz_seconds} s on its corpus and regression inputs" \
-      "$root/scripts/fuzz.sh" "$root/build-fuzz" "$fuzz_seconds"
-}
-# In a process group of its own (job control on for the one command), so that an early exit
-# stops every build and check it started.
-set -m
-checks >"$checks_log" 2>&1 &
-checks_pid=$!
-set +m
-checks_failed() {
-  tail -60 "$checks_log" >&2
-  echo "a build or check beside the tests failed (above; all of it in $checks_log)" >&2
-  exit 1
-}
-# Until the check KEY is done; fails the run if the checks stopped without it.
-wait_for_check() {
-  while [[ ! -f $checks_done/$1 ]]; do
-    kill -0 "$checks_pid" 2>/dev/null || [[ -f $checks_done/$1 ]] || checks_failed
-    sleep 2
-  done
-}
-
 db_dir=$root/.local/test-mariadb
 "$root/scripts/local-mariadb.sh" start "$db_dir"
-# On any exit: the checks still running stop, MariaDB stops, the summary prints.
-trap 'kill -- -"$checks_pid" 2>/dev/null || true; "$root/scripts/local-mariadb.sh" stop "$db_dir"; summary; cat "$checks_times"; rm -f "$summary_file" "$checks_times"' EXIT
+trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"; summary; rm -f "$summary_file"' EXIT
 # shellcheck disable=SC1091
 source "$db_dir/env"
 
 phase "tests"
 run_ctest "tests" --test-dir "$root/build" -j"$jobs" --output-on-failure "$@"
 
-phase "the ASan + UBSan build beside the tests: waiting for the rest of it"
-wait_for_check asan
 phase "tests under ASan + UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:suppressions=$root/tests/sanitizer/lsan.supp
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizer/lsan.supp
@@ -166,8 +116,6 @@ run_ctest "tests under ASan + UBSan" --test-dir "$root/build-asan" -j"$jobs" \
   -E '(_NOT_BUILT|test names fit ctest|verify: ?(a short chaos soak|a verifier whose duplicate path never ran))' "$@"
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 
-phase "the TSan build beside the tests: waiting for the rest of it"
-wait_for_check tsan
 phase "tests under ThreadSanitizer"
 # What runs threads of ours: the worker pipeline (unit: worker, with its fake claim store and
 # publisher), and outbox-relay itself, built with TSan, in the integration tests that run it
@@ -198,9 +146,5 @@ if compgen -G "$tsan_logs/report.*" >/dev/null; then
   fi
 fi
 ((tsan_status == 0))
-
-phase "the other builds and checks beside the tests: waiting for the rest"
-wait "$checks_pid" || checks_failed
-grep -E '^(clang-tidy|fuzz):' "$checks_log" || true
 
 phase "all tests passed"
