@@ -66,6 +66,19 @@ struct Member {
   int applied() const { return process->count(": applied, acknowledged"); }
 };
 
+// For each partition the member owned last (its final assignment in its log), the highest
+// offset it logged a verdict for; a partition it logged nothing on is absent.
+std::map<int, long long> last_logged_offsets(const Member& member) {
+  const std::string log = member.log();
+  const std::set<int> owned = owned_partitions(log);
+  std::map<int, long long> last;
+  for (const HandleAttempt& attempt : verify::planner_attempts(log, member.name)) {
+    if (owned.count(attempt.partition) != 0)
+      last[attempt.partition] = std::max(last[attempt.partition], attempt.offset);
+  }
+  return last;
+}
+
 // What every member's log says it did with each delivery.
 struct GroupTally {
   long long deliveries = 0;  // applied + already consumed
@@ -101,10 +114,8 @@ GroupTally tally_group(const std::deque<Member>& members) {
       std::map<int, long long>& last_logged = in_doubt[member.name];
       for (const int partition : owned_partitions(member.log()))
         last_logged[partition] = -1;
-      for (const HandleAttempt& attempt : own) {
-        const auto owned = last_logged.find(attempt.partition);
-        if (owned != last_logged.end()) owned->second = std::max(owned->second, attempt.offset);
-      }
+      for (const auto& [partition, offset] : last_logged_offsets(member))
+        last_logged[partition] = offset;
     }
     attempts.insert(attempts.end(), own.begin(), own.end());
   }
@@ -207,12 +218,7 @@ void run_two_planners_in_one_group(const std::string& bootstrap, const std::stri
     REQUIRE(second->process->process().wait_exit(10s) == 128 + SIGKILL);
     second->killed = true;
     ++kills;
-    const std::set<int> orphaned = owned_partitions(second->log());
-    std::map<int, long long> last_handled;
-    for (const HandleAttempt& attempt : verify::planner_attempts(second->log(), second->name)) {
-      if (orphaned.count(attempt.partition) != 0)
-        last_handled[attempt.partition] = std::max(last_handled[attempt.partition], attempt.offset);
-    }
+    const std::map<int, long long> last_handled = last_logged_offsets(*second);
     // The coordinator notices the death (session timeout) and hands every partition to the
     // first planner: a rebalance of the real group.
     REQUIRE(eventually(
