@@ -1,5 +1,6 @@
 #include "contenders.hpp"
 
+#include <iostream>
 #include <stdexcept>
 
 #include "relay_runs.hpp"
@@ -18,8 +19,10 @@ class RelayContender final : public Contender {
         std::make_unique<RelayUnderTest>(context_, topic_, "bench-vs-" + std::to_string(serial_));
   }
   void wait_ready() override {}
-  void stop() override {
+  // The relay is ours: it stops cleanly on SIGTERM, or the run fails.
+  bool stop() override {
     if (!relay_->stop()) throw std::runtime_error("relay did not stop cleanly: " + relay_->log());
+    return true;
   }
   pid_t pid() const override { return relay_->pid(); }
   std::string id_header() const override { return "event_id"; }
@@ -39,16 +42,25 @@ class DebeziumContender final : public Contender {
   void prepare() override {
     connect_.start();
     connect_.wait_streaming();
-    stop();
+    stop();  // killed or not: what counts here is that offsets were committed
     if (!connect_.has_offsets()) {
       throw std::runtime_error("Debezium stopped without committed offsets:\n" + connect_.log());
     }
   }
   void start() override { connect_.start(); }
   void wait_ready() override { connect_.wait_streaming(); }
-  void stop() override {
-    if (!connect_.stop())
-      throw std::runtime_error("Debezium did not stop cleanly:\n" + connect_.log());
+  bool stop() override {
+    switch (connect_.stop()) {
+      case DebeziumConnect::StopOutcome::kStopped:
+        return true;
+      case DebeziumConnect::StopOutcome::kKilled:
+        std::cerr << "==> Debezium did not exit within 180 s of SIGTERM: its threads are dumped "
+                     "in its log, and it was killed -9\n";
+        return false;
+      case DebeziumConnect::StopOutcome::kFailed:
+        break;
+    }
+    throw std::runtime_error("Debezium did not stop cleanly:\n" + connect_.log());
   }
   pid_t pid() const override { return connect_.pid(); }
   std::string id_header() const override { return "id"; }

@@ -26,8 +26,9 @@ class Contender {
   virtual void start() = 0;
   // Returns once the system moves events (Debezium: streams the binary log).
   virtual void wait_ready() = 0;
-  // Stops the process; throws unless it stopped cleanly.
-  virtual void stop() = 0;
+  // Stops the process: true when it exited by itself, false when it had to be killed (the
+  // caller counts it); throws when it failed.
+  virtual bool stop() = 0;
   virtual pid_t pid() const = 0;
   // The header that carries the event id on its messages.
   virtual std::string id_header() const = 0;

@@ -33,8 +33,11 @@ class DebeziumConnect {
   // Returns once the connector streams the binary log (its log says so); throws when the
   // worker exits or 3 minutes pass first.
   void wait_streaming();
-  // SIGTERM: the worker stops the task and commits its offsets. False unless it exited 0.
-  bool stop();
+  // SIGTERM: the worker stops the task and commits its offsets. kStopped when it exited by
+  // itself within 180 s; otherwise its threads are dumped into its log (SIGQUIT) and it is
+  // killed -9: kKilled, or kFailed when it exited with another status.
+  enum class StopOutcome { kStopped, kKilled, kFailed };
+  StopOutcome stop();
   // True once a stop left committed offsets: a restart resumes from them.
   bool has_offsets() const;
 

@@ -53,7 +53,9 @@ void profile_section(std::ostringstream& md, const ProfileFigures& p, long event
      << " | ≤ 0.1: " << verdict(rss) << " |\n"
      << "| duplicates (messages − distinct event ids, all runs) | "
      << r.catchup_duplicates + r.steady_duplicates << " | "
-     << d.catchup_duplicates + d.steady_duplicates << " | | |\n\n";
+     << d.catchup_duplicates + d.steady_duplicates << " | | |\n"
+     << "| stops that needed kill -9 (no exit within 180 s of SIGTERM; thread dump in the log) | "
+     << r.killed_stops << " | " << d.killed_stops << " | | |\n\n";
 
   md << "Steady state (R = the relay's catch-up throughput above, "
      << format_number(r.catchup_rate.median()) << " events/s; latency = append time − created_at, "

@@ -157,7 +157,7 @@ class Comparison {
     const double process_cpu = cpu_seconds(contender->pid());
     figures.peak_rss_mib.runs.push_back(peak_rss_mib(contender->pid()));
     note_producer(system, *contender);
-    contender->stop();
+    if (!contender->stop()) ++figures.killed_stops;
 
     const std::vector<AppendedEvent> appended =
         appended_events(context_.bootstrap, topic, contender->id_header());
@@ -227,7 +227,7 @@ class Comparison {
     }
     figures.steady_peak_rss_mib = peak_rss_mib(contender->pid());
     note_producer(system, *contender);
-    contender->stop();
+    if (!contender->stop()) ++figures.killed_stops;
     latencies(topic, contender->id_header(), phase_of, figures);
   }
 

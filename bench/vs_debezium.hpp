@@ -40,6 +40,7 @@ struct SystemFigures {
   std::vector<SteadyPhase> steady;
   double steady_peak_rss_mib = 0;
   long steady_duplicates = 0;
+  long killed_stops = 0;  // stops that needed kill -9 (no exit within 180 s of SIGTERM)
 };
 
 struct ProfileFigures {
