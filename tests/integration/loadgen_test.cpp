@@ -61,12 +61,14 @@ TEST_CASE(
   const outbox::MysqlEndpoint direct = db.endpoint();
   outbox::test::TcpProxy proxy(direct.host, direct.port);
   TempDir dir;
-  // The 1000th commit attempt waits 3 s so that its answer can be lost after the server
-  // committed. The test must see the session idle in that wait (>= 300 ms: longer than any
-  // pause between statements) through the mariadb CLI, one process per look: with 600 ms the
-  // window to see it was 300 ms, and with the machine loaded the looks missed it (CI).
+  // The 1500th commit attempt waits 10 s so that its answer can be lost after the server
+  // committed. The test must see the session idle in that wait (>= 1 s: longer than any pause
+  // between statements) through the mariadb CLI, one process per look, after its three kill
+  // rounds. At 1,000 orders/s the last round ends about 0.7 s before that commit; with the
+  // wait at 3 s, the 1000th attempt and a loaded machine, the looks came after the window in
+  // two fresh-clone runs. The window is now far longer than a late look.
   ChildProcess loadgen(loadgen_args(db, proxy.port(), kOrders, 1000), dir.file("loadgen.log"),
-                       {{"OUTBOX_FAILPOINTS", "writer.before_commit=sleep:3000@1000"},
+                       {{"OUTBOX_FAILPOINTS", "writer.before_commit=sleep:10000@1500"},
                         {"OUTBOX_FAILPOINTS_I_UNDERSTAND", "this-process-will-fail-on-purpose"}});
   const std::string writer_sessions = "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" +
                                       db.name() + "' AND ID <> CONNECTION_ID()";
@@ -82,9 +84,9 @@ TEST_CASE(
       }
     }
   }
-  // The 1000th commit: both rows written, the session idle in the failpoint.
+  // The 1500th commit: both rows written, the session idle in the failpoint.
   REQUIRE(eventually([&] {
-    return !db.query(writer_sessions + " AND COMMAND = 'Sleep' AND TIME_MS >= 300").empty();
+    return !db.query(writer_sessions + " AND COMMAND = 'Sleep' AND TIME_MS >= 1000").empty();
   }));
   proxy.lose_next_reply();
 

@@ -60,7 +60,10 @@ TEST_CASE("600 events of 900 KB drain within 300 MiB, 2 MB events FAILED with th
       "2000000, 900000))), 'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq "
       "MICROSECOND FROM seq_1_to_603");
   RelayProcess relay(db, cluster.bootstrap(), RelayTestConfig{});  // batch_size 500, defaults
-  REQUIRE(eventually([&] { return db.count("status IN ('PUBLISHED', 'FAILED')") == 603; }));
+  // 540 MB, three copies of each on one machine: up to 5 minutes where other tests' clusters
+  // share the cores (a liveness bound, not a speed bar; the benchmarks time throughput).
+  REQUIRE(eventually([&] { return db.count("status IN ('PUBLISHED', 'FAILED')") == 603; },
+                     std::chrono::minutes(5)));
   const long long peak_kib = peak_rss_kib(relay.process().pid());
   stop_gracefully(relay);
 
