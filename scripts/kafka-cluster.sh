@@ -38,6 +38,14 @@
 #   group.min.session.timeout.ms=1000 (default 6000): the tests' consumers use a 3 s session
 #     timeout, so a member killed -9 leaves its group in seconds (the same rebalance).
 # OUTBOX_KAFKA_HEAP (default 512m) caps each node's JVM heap.
+# OUTBOX_KAFKA_JVM=quick (the tests set it: ENVIRONMENT in tests/CMakeLists.txt) runs the nodes
+#   with the client compiler only and the serial collector: a test's cluster lives a minute or
+#   two and carries little traffic, and its JVMs spent most of their CPU compiling and
+#   collecting for throughput they never needed (measured on 2 cores: a start cost 30 s of CPU,
+#   19 s quick; three idle nodes took 29 % of a core, 19 % quick). The benchmarks and the demo
+#   keep the JVM's defaults (G1, both compilers), as users run brokers.
+# Formatting a node's storage is a JVM start per node; the script formats three nodes once per
+# cache (DIR of the cache/storage-template, one cluster id) and copies them into a new DIR.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,10 +91,12 @@ fetch() {
 }
 
 java_run() {
-  # $1: log4j config; the rest: main class and arguments.
+  # $1: log4j config; the rest: main class and arguments. The tools run for a second or two:
+  # the client compiler and the serial collector start them quicker and with less CPU.
   local log4j=$1
   shift
-  java -cp "$cache/lib/*" -Dlog4j2.configurationFile="$log4j" "$@"
+  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$cache/lib/*" \
+    -Dlog4j2.configurationFile="$log4j" "$@"
 }
 
 port_free() {
@@ -157,9 +167,12 @@ client_bootstrap() {
 
 start_node() {
   local dir=$1 n=$2
-  local heap=${OUTBOX_KAFKA_HEAP:-512m}
+  local heap=${OUTBOX_KAFKA_HEAP:-512m} jvm
   # G1 with one GC thread of each kind: three JVMs share two cores with everything else.
-  nohup java -Xms128m -Xmx"$heap" -XX:+UseG1GC -XX:ParallelGCThreads=1 -XX:ConcGCThreads=1 \
+  jvm=(-XX:+UseG1GC -XX:ParallelGCThreads=1 -XX:ConcGCThreads=1)
+  [[ ${OUTBOX_KAFKA_JVM:-} == quick ]] &&
+    jvm=(-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC)
+  nohup java -Xms128m -Xmx"$heap" "${jvm[@]}" \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dlog4j2.configurationFile="$root/scripts/kafka/log4j2-broker.yaml" \
     -Dkafka.logs.dir="$dir/node$n" \
@@ -192,23 +205,69 @@ wait_node() {
   die "node $n did not answer within 120 s; see $dir/node$n/server.log"
 }
 
-stop_node() {
-  local dir=$1 n=$2 signal=${3:-TERM} pid
-  pid=$(cat "$dir/node$n/pid" 2>/dev/null) || return 0
-  if kill -"$signal" "$pid" 2>/dev/null; then
+# Sends SIGNAL to each node N... at once, then waits up to 30 s for each to be gone (SIGKILL
+# after that): a node takes a second or two to die, and a cluster is stopped as one.
+stop_nodes() {
+  local dir=$1 signal=$2 n pid pids=()
+  shift 2
+  for n in "$@"; do
+    pid=$(cat "$dir/node$n/pid" 2>/dev/null) || continue
+    kill -"$signal" "$pid" 2>/dev/null && pids+=("$pid")
+  done
+  for pid in ${pids[@]+"${pids[@]}"}; do
     for _ in $(seq 1 300); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
     kill -KILL "$pid" 2>/dev/null || true
+  done
+  for n in "$@"; do rm -f "$dir/node$n/pid"; done
+}
+
+# Three formatted nodes under the cache, made once (under a lock: tests start clusters side by
+# side): StorageTool format is a JVM start per node, and what it writes (meta.properties with
+# the cluster id, the node id and a directory id; the bootstrap metadata checkpoint) names no
+# port or path of DIR. Every cluster made from it has the same cluster id, which clusters that
+# never talk to each other do not mind.
+storage_template() {
+  local template=$cache/storage-template n
+  [[ -f $template/complete ]] && return 0
+  exec 8>"$root/.local/kafka-template.lock"
+  flock 8
+  if [[ ! -f $template/complete ]]; then
+    rm -rf "$template"
+    mkdir -p "$template"
+    # A Kafka Uuid: 16 random bytes, base64 URL-safe without padding, not starting with '-'
+    # (what StorageTool random-uuid prints, without its JVM).
+    local cluster_id=-
+    while [[ $cluster_id == -* ]]; do
+      cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+    done
+    # Ports of no consequence: format binds none, and a node's own ports come from DIR.
+    local voters
+    voters=$(seq 1 $nodes | awk '{printf "%s%s@127.0.0.1:%s", (NR > 1 ? "," : ""), $1, 9200 + $1}')
+    for n in $(seq 1 $nodes); do
+      write_node_config "$template" "$n" $((9000 + n)) $((9100 + n)) $((9200 + n)) $((9000 + n)) \
+        "$voters"
+      java_run "$root/scripts/kafka/log4j2-tools.yaml" kafka.tools.StorageTool format \
+        -t "$cluster_id" -c "$template/node$n/server.properties" \
+        >"$template/node$n/format.log" 2>&1 &
+    done
+    wait
+    for n in $(seq 1 $nodes); do
+      [[ -f $template/node$n/data/meta.properties ]] ||
+        die "formatting node $n failed; see $template/node$n/format.log"
+    done
+    echo "$cluster_id" >"$template/cluster-id"
+    touch "$template/complete"
   fi
-  rm -f "$dir/node$n/pid"
+  flock -u 8
 }
 
 start() {
-  local dir=$1 base n advertised voters cluster_id started=$SECONDS
+  local dir=$1 base n advertised voters started=$SECONDS
   fetch
-  for n in $(seq 1 $nodes); do stop_node "$dir" "$n"; done
+  stop_nodes "$dir" TERM $(seq 1 $nodes)
   if [[ ! -f $dir/ports ]]; then
     base=$(pick_ports)
     IFS=, read -r -a advertised <<<"${OUTBOX_KAFKA_ADVERTISED_PORTS:-}"
@@ -219,25 +278,16 @@ ${advertised[n - 1]:-$((base + n - 1))}" >>"$dir/ports"
     done
   fi
   voters=$(awk '{printf "%s%s@127.0.0.1:%s", (NR > 1 ? "," : ""), $1, $4}' "$dir/ports")
-  if [[ ! -f $dir/cluster-id ]]; then
-    java_run "$root/scripts/kafka/log4j2-tools.yaml" kafka.tools.StorageTool random-uuid \
-      >"$dir/cluster-id"
-  fi
-  cluster_id=$(cat "$dir/cluster-id")
+  storage_template
   for n in $(seq 1 $nodes); do
     read -r _ client internal controller advertised_port < <(node_ports "$dir" "$n")
     write_node_config "$dir" "$n" "$client" "$internal" "$controller" "$advertised_port" "$voters"
     if [[ ! -f $dir/node$n/data/meta.properties ]]; then
-      # Each format is a JVM start: the three run side by side.
-      java_run "$root/scripts/kafka/log4j2-tools.yaml" kafka.tools.StorageTool format \
-        -t "$cluster_id" -c "$dir/node$n/server.properties" >"$dir/node$n/format.log" 2>&1 &
+      rm -rf "$dir/node$n/data"
+      cp -r "$cache/storage-template/node$n/data" "$dir/node$n/data"
     fi
   done
-  wait
-  for n in $(seq 1 $nodes); do
-    [[ -f $dir/node$n/data/meta.properties ]] ||
-      die "formatting node $n failed; see $dir/node$n/format.log"
-  done
+  cp "$cache/storage-template/cluster-id" "$dir/cluster-id"
   for n in $(seq 1 $nodes); do start_node "$dir" "$n"; done
   for n in $(seq 1 $nodes); do wait_node "$dir" "$n"; done
   {
@@ -328,12 +378,12 @@ dir=$(mkdir -p "${2:?DIR}" && cd "$2" && pwd)
 fetch
 case $command in
   start) start "$dir" ;;
-  stop) for n in $(seq 1 $nodes); do stop_node "$dir" "$n"; done ;;
+  stop) stop_nodes "$dir" TERM $(seq 1 $nodes) ;;
   kill)
     if [[ -n ${3:-} ]]; then
-      stop_node "$dir" "$3" KILL
+      stop_nodes "$dir" KILL "$3"
     else
-      for n in $(seq 1 $nodes); do stop_node "$dir" "$n" KILL; done
+      stop_nodes "$dir" KILL $(seq 1 $nodes)
     fi
     ;;
   start-node)
