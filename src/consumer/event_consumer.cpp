@@ -338,6 +338,16 @@ void EventConsumer::on_rebalance(rd_kafka_t* handle, rd_kafka_resp_err_t error,
   if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     spdlog::info("assigned {} partitions: {}", partitions->cnt, describe_partitions(partitions));
     change_assignment(handle, partitions, true);
+    // librdkafka keeps a partition's pause across its revocation and a later assignment to
+    // this member (its maintainer's answer in librdkafka#1849), while the revocation forgot
+    // the hold that paused it: nothing would resume it, and it would deliver nothing again.
+    // Seen in the real-cluster chaos soak: a message failed while MySQL restarted, two
+    // rebalances gave its partition back, and 229 events behind it were never consumed. An
+    // assigned partition starts unheld, from the committed offset.
+    if (const rd_kafka_resp_err_t resumed = rd_kafka_resume_partitions(handle, partitions);
+        resumed != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      spdlog::error("resuming assigned partitions: {}", rd_kafka_err2str(resumed));
+    }
     return;
   }
   // Revoked (or the assignment was lost): acknowledged offsets are committed now, so the next
