@@ -12,14 +12,16 @@ void clear_outbox(BenchContext& context) {
 namespace {
 
 // INSERT ... SELECT of rows `<prefix>-<first + seq>` from MariaDB's sequence engine
-// (`seq_1_to_<rows>`); `aggregate` and `created_at` are SQL over seq.
+// (`seq_1_to_<rows>`); `aggregate`, `version` and `created_at` are SQL over seq.
 std::string insert_rows(const std::string& prefix, const std::string& first, long rows,
-                        const std::string& aggregate, const std::string& status,
-                        const std::string& created_at, const std::string& published_at) {
+                        const std::string& aggregate, const std::string& version,
+                        const std::string& status, const std::string& created_at,
+                        const std::string& published_at) {
   return "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
          "event_version, payload, status, created_at, published_at) SELECT CONCAT('" +
          prefix + "-', seq + " + first + "), 'order', CONCAT('agg-', " + aggregate + " + " + first +
-         "), 'ORDER_ACCEPTED', 1, CONCAT('{\"order_id\": ', seq, ', \"tenant_id\": 7, "
+         "), 'ORDER_ACCEPTED', " + version +
+         ", CONCAT('{\"order_id\": ', seq, ', \"tenant_id\": 7, "
          "\"version\": 1, \"status\": \"ACCEPTED\", \"total_cents\": 12990, \"currency\": "
          "\"EUR\", \"items\": 3}'), '" +
          status + "', " + created_at + ", " + published_at + " FROM seq_1_to_" +
@@ -33,12 +35,17 @@ void load_events(BenchContext& context, const std::string& prefix, long count,
   constexpr long kSlice = 1'000'000;
   const std::string aggregate =
       aggregates > 0 ? "(seq % " + std::to_string(aggregates) + ")" : "seq";
+  // Spread over aggregates, each aggregate's rows are its versions 1, 2, 3... in created_at
+  // order, as a writer appends them (the shape of a backlog after an outage).
   const std::string published = status == "PUBLISHED" ? "CURRENT_TIMESTAMP(6)" : "NULL";
   for (long first = 0; first < count; first += kSlice) {
     const long slice = std::min(kSlice, count - first);
     const std::string offset = std::to_string(first);
+    const std::string version =
+        aggregates > 0 ? "((seq + " + offset + ") DIV " + std::to_string(aggregates) + " + 1)"
+                       : "1";
     context.db.exec("SET SESSION sql_log_bin = 0; " +
-                    insert_rows(prefix, offset, slice, aggregate, status,
+                    insert_rows(prefix, offset, slice, aggregate, version, status,
                                 "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL (seq + " +
                                     offset + ") MICROSECOND",
                                 published));
@@ -55,7 +62,7 @@ void commit_events(BenchContext& context, const std::string& prefix, long count)
   // log holds count / 100 transactions (the client reads it from stdin: its own delimiter).
   context.db.exec("DELIMITER //\nBEGIN NOT ATOMIC DECLARE done BIGINT DEFAULT 0; WHILE done < " +
                   std::to_string(count) + " DO " +
-                  insert_rows(prefix, "done", kRowsPerTransaction, "seq", "PENDING",
+                  insert_rows(prefix, "done", kRowsPerTransaction, "seq", "1", "PENDING",
                               "CURRENT_TIMESTAMP(6)", "NULL") +
                   "; SET done = done + " + std::to_string(kRowsPerTransaction) +
                   "; END WHILE; END//\nDELIMITER ;\n");

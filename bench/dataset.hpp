@@ -10,7 +10,8 @@ namespace outbox::bench {
 void clear_outbox(BenchContext& context);
 
 // Inserts `count` rows "<prefix>-<n>" in `status` (PENDING or PUBLISHED), one aggregate per row
-// unless `aggregates` > 0, with a ~120-byte order payload, created in id order. Written with
+// unless `aggregates` > 0 (then each aggregate's rows are its versions 1, 2, 3...), with a
+// ~120-byte order payload, created in id order. Written with
 // the binary log off for the loading session (it is test data, not traffic to replicate) and
 // in slices of 1M rows so no single transaction grows huge.
 void load_events(BenchContext& context, const std::string& prefix, long count,

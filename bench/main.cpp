@@ -8,6 +8,9 @@
 //   outbox-bench drain EVENTS RELAYS [RELAY_YAML [AGGREGATES]]   one drain, for tuning sweeps:
 //       outbox-bench drain 200000 1 "  workers: 4"  (YAML lines go under relay:)
 //       outbox-bench drain 100000 1 "  ordering: none" 1000  (1000 aggregates, 100 events each)
+//   outbox-bench ordered RUNS     the ordered-drain section alone (100k events: one per
+//       aggregate, and 997 aggregates x ~100 versions; per_aggregate vs none vs L_db(500);
+//       durable and tuned), medians of RUNS
 //   outbox-bench ldb BATCH SECONDS CONNECTIONS      one L_db measurement
 //   outbox-bench brokers EVENTS RUNS    the mock cluster beside the real one alone: L_db(500),
 //       L_k(500) and RUNS drains of EVENTS on each (the suite's real-cluster section, quicker)
@@ -29,6 +32,7 @@
 #include "relay_runs.hpp"
 #include "report.hpp"
 #include "report_debezium.hpp"
+#include "report_ordered.hpp"
 #include "stats.hpp"
 #include "suite.hpp"
 #include "test_env.hpp"
@@ -153,6 +157,16 @@ int brokers_side_by_side(int events, int runs) {
   });
 }
 
+// The report's ordered-drain section alone (issue 13's table), on the test broker.
+int ordered_drain(int runs) {
+  outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
+  sizes.runs = runs;
+  return run_bench(3, 8, sizes, "/tmp", [&](outbox::bench::BenchContext& context) {
+    outbox::bench::write_ordered_drain(std::cout, outbox::bench::measure_ordered_drain(context),
+                                       runs);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,6 +179,7 @@ int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "brokers") {
     return brokers_side_by_side(std::stoi(argv[2]), std::stoi(argv[3]));
   }
+  if (argc == 3 && std::string(argv[1]) == "ordered") return ordered_drain(std::stoi(argv[2]));
   if (argc >= 4 && std::string(argv[1]) == "drain") {
     return single_drain(std::stol(argv[2]), std::stoi(argv[3]), argc >= 5 ? argv[4] : "",
                         argc >= 6 ? std::stol(argv[5]) : 0);

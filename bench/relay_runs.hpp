@@ -19,6 +19,8 @@ class RelayUnderTest {
                  const std::string& extra_relay_yaml = "");
   ~RelayUnderTest();
   pid_t pid() const { return process_->pid(); }
+  // False once the process has exited (a relay that refused its configuration, say).
+  bool running() const { return process_->running(); }
   // SIGTERM and wait for the drain; false if it did not exit 0.
   bool stop();
   std::string log() const { return process_->output(); }

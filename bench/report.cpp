@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "report_ordered.hpp"
 #include "report_tools.hpp"
 
 namespace outbox::bench {
@@ -61,6 +62,7 @@ void write_report(const SuiteResults& r, const BenchContext& context,
      << "| MariaDB CPU, % of one core | " << format_figure(r.drain_db_cpu) << " | |\n"
      << "| duplicates (kcat: deliveries − distinct ids, all runs) | " << r.drain_duplicates
      << " | 0: " << verdict(r.drain_duplicates == 0) << " |\n";
+  write_ordered_drain(md, r.ordered, context.sizes.runs);
 
   {
     const RealClusterResults& real = r.real_cluster;

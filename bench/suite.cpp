@@ -47,6 +47,10 @@ SuiteResults run_suite(BenchContext& context) {
     results.drain_duplicates += drained.duplicates;
   }
 
+  say("ordered drain: per_aggregate vs none on one and on several versions per aggregate, "
+      "durable and tuned");
+  results.ordered = measure_ordered_drain(context);
+
   say("the same on a real Kafka cluster: L_k(500) and " + std::to_string(sizes.runs) + " drains");
   results.real_cluster = measure_on_real_cluster(context, kDefaultWorkers);
 

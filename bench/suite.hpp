@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bench_context.hpp"
+#include "ordered_drain.hpp"
 #include "real_cluster_runs.hpp"
 #include "relay_runs.hpp"
 #include "stats.hpp"
@@ -26,6 +27,7 @@ struct SuiteResults {
   Figure drain_db_cpu;
   Figure drain_peak_rss;
   long drain_duplicates = 0;
+  OrderedDrainResults ordered;      // per-aggregate order vs none vs L_db, two profiles
   RealClusterResults real_cluster;  // L_k(500) and the drain again, on a real cluster
   std::vector<BacklogPoint> claim_cost;
   std::string explain;
