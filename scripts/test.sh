@@ -12,10 +12,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 # Tests at once: twice the cores. Most tests wait on MariaDB, a broker or a timeout rather than
-# compute (measured: the CPU was 65 % idle with one test per core), and the real-cluster tests
-# take two slots each (PROCESSORS in tests/CMakeLists.txt), so no more clusters run at once
-# than before. OUTBOX_TEST_JOBS overrides it.
+# compute (measured: the CPU was 65 % idle with one test per core); the real-cluster tests
+# share two kafka_clusters (tests/ctest-resources.json, RESOURCE_GROUPS in tests/CMakeLists.txt),
+# so no more clusters run at once than before. OUTBOX_TEST_JOBS overrides it.
 test_jobs=${OUTBOX_TEST_JOBS:-$((jobs * 2))}
+resources=(--resource-spec-file "$root/tests/ctest-resources.json")
 started=$SECONDS
 fuzz_seconds=${OUTBOX_FUZZ_SECONDS:-10}
 
@@ -103,7 +104,7 @@ trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"; summary; rm -f "$summary_
 source "$db_dir/env"
 
 phase "tests"
-run_ctest "tests" --test-dir "$root/build" -j"$test_jobs" --output-on-failure "$@"
+run_ctest "tests" --test-dir "$root/build" -j"$test_jobs" "${resources[@]}" --output-on-failure "$@"
 
 phase "tests under ASan + UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:suppressions=$root/tests/sanitizer/lsan.supp
