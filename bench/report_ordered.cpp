@@ -1,6 +1,5 @@
 #include "report_ordered.hpp"
 
-#include <functional>
 #include <string>
 
 #include "report_tools.hpp"
@@ -8,24 +7,25 @@
 namespace outbox::bench {
 namespace {
 
-using PickFigure = std::function<const Figure&(const OrderedDrainProfile&)>;
+// One of a profile's figures.
+using FigureOf = Figure OrderedDrainProfile::*;
 
 void ordered_rate_row(std::ostream& md, const OrderedDrainResults& r, const std::string& label,
-                      const PickFigure& pick) {
+                      FigureOf figure) {
   md << "| " << label;
   for (const OrderedDrainProfile& p : r.profiles)
-    md << " | " << format_figure(pick(p));
+    md << " | " << format_figure(p.*figure);
   md << " | |\n";
 }
 
 // A ratio of medians per profile; the target is met when every profile meets it.
 void ordered_ratio_row(std::ostream& md, const OrderedDrainResults& r, const std::string& label,
-                       const PickFigure& numerator, const PickFigure& denominator, double target) {
+                       FigureOf numerator, FigureOf denominator, double target) {
   md << "| " << label;
   bool met = !r.profiles.empty();
   for (const OrderedDrainProfile& p : r.profiles) {
-    const double n = numerator(p).median();
-    const double d = denominator(p).median();
+    const double n = (p.*numerator).median();
+    const double d = (p.*denominator).median();
     md << " | " << ratio(n, d);
     met = met && d > 0 && n >= target * d;
   }
@@ -55,29 +55,18 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
   for (const OrderedDrainProfile& p : r.profiles)
     md << " | " << p.settings;
   md << " | |\n";
-  const PickFigure db = [](const OrderedDrainProfile& p) -> const Figure& { return p.db_limit; };
-  const PickFigure single_ordered = [](const OrderedDrainProfile& p) -> const Figure& {
-    return p.single_ordered;
-  };
-  const PickFigure single_unordered = [](const OrderedDrainProfile& p) -> const Figure& {
-    return p.single_unordered;
-  };
-  const PickFigure multi_unordered = [](const OrderedDrainProfile& p) -> const Figure& {
-    return p.multi_unordered;
-  };
-  const PickFigure multi_ordered = [](const OrderedDrainProfile& p) -> const Figure& {
-    return p.multi_ordered;
-  };
-  ordered_rate_row(md, r, "L_db(500)", db);
-  ordered_rate_row(md, r, "one per aggregate, per_aggregate", single_ordered);
-  ordered_rate_row(md, r, "one per aggregate, none", single_unordered);
-  ordered_rate_row(md, r, "several versions per aggregate, none", multi_unordered);
-  ordered_rate_row(md, r, "several versions per aggregate, per_aggregate", multi_ordered);
-  ordered_ratio_row(md, r, "several versions: per_aggregate / none", multi_ordered, multi_unordered,
-                    0.8);
-  ordered_ratio_row(md, r, "several versions: none / L_db(500)", multi_unordered, db, 0.95);
-  ordered_ratio_row(md, r, "one per aggregate: per_aggregate / none", single_ordered,
-                    single_unordered, 0.9);
+  using P = OrderedDrainProfile;
+  ordered_rate_row(md, r, "L_db(500)", &P::db_limit);
+  ordered_rate_row(md, r, "one per aggregate, per_aggregate", &P::single_ordered);
+  ordered_rate_row(md, r, "one per aggregate, none", &P::single_unordered);
+  ordered_rate_row(md, r, "several versions per aggregate, none", &P::multi_unordered);
+  ordered_rate_row(md, r, "several versions per aggregate, per_aggregate", &P::multi_ordered);
+  ordered_ratio_row(md, r, "several versions: per_aggregate / none", &P::multi_ordered,
+                    &P::multi_unordered, 0.8);
+  ordered_ratio_row(md, r, "several versions: none / L_db(500)", &P::multi_unordered, &P::db_limit,
+                    0.95);
+  ordered_ratio_row(md, r, "one per aggregate: per_aggregate / none", &P::single_ordered,
+                    &P::single_unordered, 0.9);
   md << "| duplicates (ordered drains, kcat)";
   for (const OrderedDrainProfile& p : r.profiles)
     md << " | " << p.duplicates;
