@@ -48,6 +48,10 @@ OrderedDrainProfile ordered_profile(BenchContext& context, const std::string& na
 
 OrderedDrainResults measure_ordered_drain(BenchContext& context) {
   OrderedDrainResults results;
+  results.broker = context.cluster != nullptr
+                       ? "a real Kafka cluster (3 KRaft nodes, replication factor 3, "
+                         "min.insync.replicas 2)"
+                       : "the test broker";
   results.events = context.sizes.smoke ? kSmokeEvents : kEvents;
   results.aggregates = context.sizes.smoke ? kSmokeAggregates : kAggregates;
   const auto [flush_log, sync_binlog] = durability(context.session);

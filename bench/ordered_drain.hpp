@@ -22,6 +22,7 @@ struct OrderedDrainProfile {
 };
 
 struct OrderedDrainResults {
+  std::string broker;  // what the relays published to: "the test broker", "a real cluster"
   long events = 0;
   long aggregates = 0;  // of the multi-version backlog
   std::vector<OrderedDrainProfile> profiles;

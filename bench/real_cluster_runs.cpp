@@ -32,7 +32,7 @@ class OnCluster {
 
 }  // namespace
 
-RealClusterResults measure_on_real_cluster(BenchContext& context, int workers) {
+RealClusterResults measure_on_real_cluster(BenchContext& context, const RealClusterPlan& plan) {
   test::TempDir dir("outbox-bench-kafka");
   // Direct wiring: a proxy in front of each node would add its own copy to every figure.
   const harness::KafkaCluster cluster(test::source_dir() + "/scripts/kafka-cluster.sh", dir.path(),
@@ -40,13 +40,14 @@ RealClusterResults measure_on_real_cluster(BenchContext& context, int workers) {
   const OnCluster on_cluster(context, cluster);
   RealClusterResults results;
   results.version = cluster.version();
-  results.broker_limit = measure_broker_limit(context, 500, workers);
-  for (int run = 0; run < context.sizes.runs; ++run) {
+  results.broker_limit = measure_broker_limit(context, 500, plan.workers);
+  for (int run = 0; plan.drains && run < context.sizes.runs; ++run) {
     const DrainRun drained = drain(context, context.sizes.drain_events, 1, true);
     results.drain_rate.runs.push_back(drained.rate);
     results.drain_relay_cpu.runs.push_back(drained.relay_cpu_percent);
     results.drain_duplicates += drained.duplicates;
   }
+  if (plan.ordered_drain) results.ordered = measure_ordered_drain(context);
   return results;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "bench_context.hpp"
+#include "ordered_drain.hpp"
 #include "stats.hpp"
 
 namespace outbox::bench {
@@ -17,10 +19,20 @@ struct RealClusterResults {
   Figure drain_rate;    // R on the real cluster, events/s
   Figure drain_relay_cpu;
   long drain_duplicates = 0;
+  // The ordered-drain section again on this cluster, when asked for: issue 13's figures are
+  // due on both brokers.
+  std::optional<OrderedDrainResults> ordered;
+};
+
+// What to measure on the cluster besides L_k(500).
+struct RealClusterPlan {
+  int workers = 2;
+  bool drains = true;         // context.sizes.runs drains of context.sizes.drain_events
+  bool ordered_drain = true;  // measure_ordered_drain() on the cluster
 };
 
 // Starts a cluster of its own (scripts/kafka-cluster.sh, cached broker under .local/), points
 // `context` at it for the measurements and back at the test broker afterwards, and kills it.
-RealClusterResults measure_on_real_cluster(BenchContext& context, int workers);
+RealClusterResults measure_on_real_cluster(BenchContext& context, const RealClusterPlan& plan);
 
 }  // namespace outbox::bench

@@ -84,6 +84,7 @@ void write_report(const SuiteResults& r, const BenchContext& context,
        << format_figure(real.drain_relay_cpu) << " | |\n"
        << "| duplicates (kcat, all runs) | " << r.drain_duplicates << " | " << real.drain_duplicates
        << " | |\n";
+    if (real.ordered) write_ordered_drain(md, *real.ordered, context.sizes.runs);
   }
 
   md << "\n## Claim cost vs backlog (claim of 500 rows, ms, " << context.sizes.claim_samples

@@ -37,11 +37,11 @@ void ordered_ratio_row(std::ostream& md, const OrderedDrainResults& r, const std
 void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int runs) {
   const long versions = r.aggregates > 0 ? r.events / r.aggregates : 0;
   md << "\n## Ordered drain: " << r.events << " PENDING rows, one per aggregate or " << r.aggregates
-     << " aggregates × ~" << versions << " versions\n\n"
+     << " aggregates × ~" << versions << " versions, on "
+     << (r.broker.empty() ? std::string("the test broker") : r.broker) << "\n\n"
      << "Per-aggregate order (`ordering: per_aggregate`, the default) against `ordering: none` "
         "on the same rows, and against L_db(500) (the claim + mark loop alone, one event per "
-        "aggregate, no broker), in the durable and the tuned database profile; the test "
-        "broker; medians of "
+        "aggregate, no broker), in the durable and the tuned database profile; medians of "
      << runs
      << " runs with min–max, events/s. Each run drains the four backlogs one after the "
         "other.\n\n| figure";

@@ -51,8 +51,9 @@ SuiteResults run_suite(BenchContext& context) {
       "durable and tuned");
   results.ordered = measure_ordered_drain(context);
 
-  say("the same on a real Kafka cluster: L_k(500) and " + std::to_string(sizes.runs) + " drains");
-  results.real_cluster = measure_on_real_cluster(context, kDefaultWorkers);
+  say("the same on a real Kafka cluster: L_k(500), " + std::to_string(sizes.runs) +
+      " drains and the ordered drain");
+  results.real_cluster = measure_on_real_cluster(context, {.workers = kDefaultWorkers});
 
   say("claim cost vs backlog");
   clear_outbox(context);

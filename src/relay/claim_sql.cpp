@@ -36,6 +36,21 @@ std::string blocked_column(const Schema& schema, Ordering ordering) {
   return ordering == Ordering::kPerAggregate ? older_unpublished_exists(schema, "e") : "0";
 }
 
+// What a claim scan does with row `e` (ScanColumn::kClaimState): kClaimable when
+// no older event of its aggregate is unpublished; kWaiting when the oldest unpublished one is
+// in flight (PUBLISHING under a live lease, so it settles within that lease); kBlocked
+// otherwise. One index entry and its row per scanned row, as blocked_column.
+std::string claim_state_column(const Schema& schema, Ordering ordering) {
+  if (ordering != Ordering::kPerAggregate) return std::to_string(ClaimState::kClaimable);
+  const std::string state =
+      "IF((o.event_version, o.created_at, o.event_id) < (e.event_version, e.created_at, "
+      "e.event_id), IF(o.status = 'PUBLISHING' AND o.lease_until > CURRENT_TIMESTAMP(6), " +
+      std::to_string(ClaimState::kWaiting) + ", " + std::to_string(ClaimState::kBlocked) + "), " +
+      std::to_string(ClaimState::kClaimable) + ")";
+  return "COALESCE(" + oldest_unpublished(schema, state, "e") + ", " +
+         std::to_string(ClaimState::kClaimable) + ")";
+}
+
 // Every scan reads the same columns (ScanColumn), so the message columns always start at
 // ScanColumn::kFirstMessageColumn.
 std::string claim_scan(const Schema& schema, Ordering ordering, const char* index,
@@ -43,7 +58,7 @@ std::string claim_scan(const Schema& schema, Ordering ordering, const char* inde
   std::string message_columns;
   for (const std::string& column : schema.message_columns())
     message_columns += ", e." + column;
-  return std::string("SELECT ") + kEventColumns + ", " + blocked_column(schema, ordering) +
+  return std::string("SELECT ") + kEventColumns + ", " + claim_state_column(schema, ordering) +
          ", e.lease_owner, e.lease_expiries" + message_columns + " FROM " + schema.table() +
          " e FORCE INDEX (" + index + ") WHERE " + condition + " ORDER BY " + order +
          " LIMIT ? FOR UPDATE SKIP LOCKED";

@@ -76,10 +76,21 @@ class Parameters {
   void ids(const IdChunk& chunk);
 };
 
+// What a claim scan may do with a row (ScanColumn::kClaimState). Without ordering every row is
+// kClaimable.
+struct ClaimState {
+  static constexpr int kClaimable = 0;  // no older event of its aggregate is unpublished
+  // An older event is unpublished and it is not the one in flight: park the row BLOCKED, so
+  // later scans do not read it again until a mark wakes it.
+  static constexpr int kBlocked = 1;
+  // The aggregate's oldest unpublished event is in flight (PUBLISHING, lease live): it settles
+  // within its lease, so leave the row PENDING for a later claim instead of writing it twice
+  // (park, wake). The common case of a backlog with several versions per aggregate.
+  static constexpr int kWaiting = 2;
+};
+
 // Column list shared by the claim scans; its order is what the store reads (ScanColumn). Every
-// scan adds a `blocked` column (1 when, in per-aggregate mode, an older event of the row's
-// aggregate is still unpublished; always 0 without ordering), the lease columns, then the
-// schema's message columns.
+// scan adds a ClaimState column, the lease columns, then the schema's message columns.
 inline constexpr const char* kEventColumns =
     "e.event_id, e.aggregate_type, e.aggregate_id, e.event_type, e.event_version, "
     "e.payload_bytes, "
@@ -95,7 +106,7 @@ struct ScanColumn {
   static constexpr unsigned kPayloadBytes = 6;  // the payload itself: select_payloads
   static constexpr unsigned kAgeUs = 7;
   static constexpr unsigned kAttempts = 8;
-  static constexpr unsigned kBlocked = 9;
+  static constexpr unsigned kClaimState = 9;      // a ClaimState
   static constexpr unsigned kPreviousOwner = 10;  // read by select_expired: the lease's owner
   static constexpr unsigned kLeaseExpiries = 11;  // read by select_expired: expiries so far
   // Schema::message_columns()[i] is column kFirstMessageColumn + i.

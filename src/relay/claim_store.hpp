@@ -40,6 +40,10 @@ struct ClaimedBatch {
   // BLOCKED instead of claiming (per-aggregate ordering). A claim can park rows and return no
   // events while more are claimable. Pass them to wake_successors() after the claim.
   std::vector<std::string> parked;
+  // Rows this claim left PENDING because their aggregate's oldest unpublished event was in
+  // flight (claim_sql::ClaimState::kWaiting): claimable once that one is marked, with no
+  // write in between.
+  size_t waiting = 0;
 };
 
 // Why a delivery failed, as it is stored on the row.

@@ -77,6 +77,10 @@ std::string render_metrics(const MetricsSources& sources) {
       counter("outbox_relay_events_parked_total",
               "Events parked as BLOCKED behind an older event of their aggregate.",
               value_of(s.events_parked)),
+      counter("outbox_relay_claim_waits_total",
+              "Rows a claim left PENDING because their aggregate's oldest unpublished event was "
+              "in flight (per-aggregate ordering, no write).",
+              value_of(s.claim_waits)),
       counter("outbox_relay_db_errors_total", "Failed MySQL operations (retried).",
               value_of(s.db_errors)),
       counter("outbox_relay_broker_errors_total", "Errors reported by the Kafka client.",

@@ -105,8 +105,26 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
   StatementParameters parameters(statement);
   claim_sql::ScanLimit{limit}.bind(parameters);
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
+  // Aggregates with a row left waiting by this scan: a later row of one of them is at least
+  // two versions behind the one in flight, so it is parked, and one busy aggregate cannot fill
+  // every later scan's window with rows that wait.
+  std::unordered_set<std::string> waiting_aggregates;
+  // Rows left waiting stay in the scan's range. Beyond half the window they are parked like
+  // the others, so the window still moves on when many events stay in flight for a long time
+  // (a stalled relay's batches until their leases end) and the aggregates behind them flow.
+  const size_t waiting_cap = std::max<size_t>(1, limit / 2);
   while (rows->next()) {
-    if (rows->getInt(Column::kBlocked) != 0) {
+    const int state = rows->getInt(Column::kClaimState);
+    if (state == claim_sql::ClaimState::kWaiting && batch.waiting < waiting_cap) {
+      std::string aggregate = rows->getString(Column::kAggregateType);
+      aggregate += '\0';
+      aggregate += rows->getString(Column::kAggregateId);
+      if (waiting_aggregates.insert(std::move(aggregate)).second) {
+        ++batch.waiting;
+        continue;
+      }
+    }
+    if (state != claim_sql::ClaimState::kClaimable) {
       to_park.push_back(rows->getString(Column::kEventId));
       continue;
     }

@@ -16,8 +16,10 @@ namespace outbox {
 struct RelayStats {
   std::atomic<uint64_t> claims{0};  // claim transactions that returned rows
   std::atomic<uint64_t> events_claimed{0};
-  std::atomic<uint64_t> leases_reclaimed{0};   // rows taken over from an expired lease
-  std::atomic<uint64_t> events_parked{0};      // held back by an older event: BLOCKED
+  std::atomic<uint64_t> leases_reclaimed{0};  // rows taken over from an expired lease
+  std::atomic<uint64_t> events_parked{0};     // held back by an older event: BLOCKED
+  // Left PENDING by a claim because the aggregate's oldest unpublished event was in flight.
+  std::atomic<uint64_t> claim_waits{0};
   std::atomic<uint64_t> events_published{0};   // confirmed by the broker and marked
   std::atomic<uint64_t> marks_refused{0};      // confirmed, but the lease was lost: not marked
   std::atomic<uint64_t> marks_abandoned{0};    // confirmed, mark failed until the lease ended

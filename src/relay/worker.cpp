@@ -138,16 +138,25 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
         settings_.index, token.value(), batch.failed_unsettled_notes.size(),
         settings_.max_lease_expiries, some_ids(batch.failed_unsettled_notes));
   }
+  stats_.claim_waits += batch.waiting;
   if (batch.events.empty()) {
     if (probe) publish_health_.probe_not_sent(steady_clock::now());
-    if (batch.parked.empty()) return {ClaimResult::kNothing};
-    wake_successors(batch.parked);
-    return {ClaimResult::kOnlyParked};
+    if (!batch.parked.empty()) {
+      wake_successors(batch.parked);
+      return {ClaimResult::kOnlyParked};
+    }
+    if (batch.waiting == 0) return {ClaimResult::kNothing};
+    // Work is there, behind events in flight: poll at the base interval, not the idle one.
+    empty_streak_ = 0;
+    polls_.found_work();
+    return {ClaimResult::kOnlyWaiting};
   }
   empty_streak_ = 0;
   polls_.found_work();
   report_claim(batch);
-  const size_t rows_taken = batch.events.size() + batch.parked.size();
+  // Rows left waiting filled the scan's window too: a short batch of them is no drained
+  // backlog.
+  const size_t rows_taken = batch.events.size() + batch.parked.size() + batch.waiting;
   send(std::move(batch), claim_started, probe, std::move(allowance.held));
   return {rows_taken < limit ? ClaimResult::kShortBatch : ClaimResult::kFullBatch};
 }

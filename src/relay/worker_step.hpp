@@ -15,6 +15,8 @@ enum class ClaimResult {
   kFailed,        // the claim transaction failed (not committed, or outcome unknown)
   kOnlyParked,    // leased nothing but parked rows behind older ones: rows behind those may be
                   // claimable, so look again
+  kOnlyWaiting,   // leased nothing: every row read waits behind its aggregate's event in
+                  // flight, which settles within its lease
   kNothing,       // nothing claimable
   kShortBatch,    // fewer rows than asked for: the backlog is drained
   kFullBatch,     // a full batch: more is likely waiting

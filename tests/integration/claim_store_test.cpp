@@ -46,6 +46,26 @@ std::vector<std::string> ids_of(const outbox::ClaimedBatch& batch) {
   return ids;
 }
 
+// `aggregates` aggregates x `versions` versions, PENDING, created version by version (agg-1 v1,
+// agg-2 v1, ..., agg-0 v1, agg-1 v2, ...): the shape of a backlog after an outage.
+void insert_interleaved(const TestDatabase& db, const std::string& prefix, int aggregates,
+                        int versions) {
+  const std::string n = std::to_string(aggregates);
+  db.exec(
+      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+      "event_version, payload, status, created_at) SELECT CONCAT('" +
+      prefix + "', LPAD(seq, 32, '0')), 'order', CONCAT('agg-', seq % " + n +
+      "), 'X', FLOOR((seq - 1) / " + n +
+      ") + 1, '{}', 'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq "
+      "MICROSECOND FROM seq_1_to_" +
+      std::to_string(aggregates * versions));
+}
+
+std::string event_id_of(const TestDatabase& db, const std::string& aggregate, int version) {
+  return db.scalar("SELECT event_id FROM outbox_event WHERE aggregate_id = '" + aggregate +
+                   "' AND event_version = " + std::to_string(version));
+}
+
 }  // namespace
 
 TEST_CASE("claim leases the oldest pending rows to one token on the database clock",
@@ -179,14 +199,9 @@ TEST_CASE("in ordered mode only the oldest unpublished event of an aggregate is 
           "[claim-store][ordering]") {
   TestDatabase db;
   // 3 aggregates x 3 versions, created version by version: agg-1 v1, agg-2 v1, agg-0 v1, ...
-  db.exec(
-      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
-      "event_version, payload, status, created_at) SELECT CONCAT('ord-', LPAD(seq, 32, '0')), "
-      "'order', CONCAT('agg-', seq % 3), 'X', FLOOR((seq - 1) / 3) + 1, '{}', 'PENDING', "
-      "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM seq_1_to_9");
+  insert_interleaved(db, "ord-", 3, 3);
   const auto id_of = [&](const std::string& aggregate, int version) {
-    return db.scalar("SELECT event_id FROM outbox_event WHERE aggregate_id = '" + aggregate +
-                     "' AND event_version = " + std::to_string(version));
+    return event_id_of(db, aggregate, version);
   };
   const auto status_of = [&](const std::string& aggregate, int version) {
     return db.scalar("SELECT status FROM outbox_event WHERE event_id = '" +
@@ -249,6 +264,68 @@ TEST_CASE("in ordered mode only the oldest unpublished event of an aggregate is 
   CHECK(versions_of(fourth.value()) == std::vector<std::string>{"agg-0 v2"});
   // Still held back rows got a later recheck.
   CHECK(db.count("status = 'BLOCKED' AND next_attempt_at > CURRENT_TIMESTAMP(6)") == 3);
+}
+
+TEST_CASE("in ordered mode a row behind its aggregate's event in flight is left PENDING, unwritten",
+          "[claim-store][ordering]") {
+  TestDatabase db;
+  insert_interleaved(db, "wai-", 3, 3);
+  const auto id_of = [&](const std::string& aggregate, int version) {
+    return event_id_of(db, aggregate, version);
+  };
+  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
+  const LeaseToken heads("relay-a", 0, 1);
+  auto first = store.claim(heads, 3, 30s);  // the window holds the three v1 only
+  REQUIRE(first);
+  REQUIRE(first.value().events.size() == 3);
+  CHECK(first.value().parked.empty());
+  CHECK(first.value().waiting == 0);
+
+  // Every v1 is in flight: each v2 waits without a write; each v3 is two behind and parked.
+  auto second = store.claim(LeaseToken("relay-b", 0, 1), 10, 30s);
+  REQUIRE(second);
+  CHECK(second.value().events.empty());
+  CHECK(second.value().waiting == 3);
+  CHECK(second.value().parked.size() == 3);  // the v3 only: no v2 is written
+  CHECK(db.count("status = 'PENDING' AND event_version = 2 AND lease_owner IS NULL AND "
+                 "next_attempt_at IS NULL") == 3);
+  CHECK(db.count("status = 'BLOCKED' AND event_version = 3") == 3);
+
+  // agg-1 v1 marked: its v2 is claimable by the next claim. agg-2 v1's lease ran out (a dead
+  // owner): its v2 no longer waits on it but is parked, like a row behind a RETRY.
+  REQUIRE(store.mark_published(heads, {id_of("agg-1", 1)}));
+  db.exec(
+      "UPDATE outbox_event SET lease_until = CURRENT_TIMESTAMP(6) - INTERVAL 1 SECOND "
+      "WHERE event_id = '" +
+      id_of("agg-2", 1) + "'");
+  auto third = store.claim(LeaseToken("relay-b", 0, 2), 10, 30s);
+  REQUIRE(third);
+  REQUIRE(third.value().events.size() == 1);
+  CHECK(third.value().events[0].event_id == id_of("agg-1", 2));
+  CHECK(third.value().waiting == 1);  // agg-0 v2: agg-0 v1 is still in flight
+  CHECK(third.value().parked == std::vector<std::string>{id_of("agg-2", 2)});
+  CHECK(db.scalar("SELECT status FROM outbox_event WHERE event_id = '" + id_of("agg-0", 2) + "'") ==
+        "PENDING");
+}
+
+TEST_CASE("in ordered mode rows left waiting take at most half of a claim's window",
+          "[claim-store][ordering]") {
+  TestDatabase db;
+  // 4 aggregates x 2 versions, every v1 before every v2.
+  insert_interleaved(db, "hlf-", 4, 2);
+  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
+  auto heads = store.claim(LeaseToken("relay-a", 0, 1), 4, 30s);
+  REQUIRE(heads);
+  REQUIRE(heads.value().events.size() == 4);
+  // All four v2 wait on an event in flight (a stalled relay's, say): two stay in the window,
+  // two are parked, so the next claim reads rows further on.
+  auto behind = store.claim(LeaseToken("relay-b", 0, 1), 4, 30s);
+  REQUIRE(behind);
+  CHECK(behind.value().events.empty());
+  CHECK(behind.value().waiting == 2);
+  CHECK(behind.value().parked.size() == 2);
+  CHECK(db.count("status = 'PENDING'") == 2);
+  CHECK(db.count("status = 'BLOCKED'") == 2);
 }
 
 TEST_CASE("without ordering, due BLOCKED rows (left by an ordered relay) are woken and claimed",

@@ -53,6 +53,14 @@ TEST_CASE("a full batch claims again, a short one settles everything", "[worker-
   CHECK(next_step(ClaimResult::kOnlyParked, true) == Step::kClaim);
 }
 
+TEST_CASE("rows that only wait behind events in flight settle the worker's own batch first",
+          "[worker-step]") {
+  // Its own oldest batch may hold the events they wait for; without one, another worker's
+  // does, and the worker polls instead of spinning on the same rows.
+  CHECK(next_step(ClaimResult::kOnlyWaiting, true) == Step::kSettleOldest);
+  CHECK(next_step(ClaimResult::kOnlyWaiting, false) == Step::kIdle);
+}
+
 TEST_CASE("delivery reports are classified into mark, release and failures by reason",
           "[worker-step]") {
   const std::vector<DeliveryOutcome> outcomes{
