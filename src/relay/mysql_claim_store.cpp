@@ -111,8 +111,10 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
   std::unordered_set<std::string> waiting_aggregates;
   // Rows left waiting stay in the scan's range. Beyond half the window they are parked like
   // the others, so the window still moves on when many events stay in flight for a long time
-  // (a stalled relay's batches until their leases end) and the aggregates behind them flow.
-  const size_t waiting_cap = std::max<size_t>(1, limit / 2);
+  // (a stalled relay's batches until their leases end) and the aggregates behind them flow; a
+  // claim of one row leaves none waiting. Only PENDING rows wait: an expired or retried row
+  // is parked as before, which also ends its old lease.
+  const size_t waiting_cap = kind == ScanKind::kPending ? limit / 2 : 0;
   while (rows->next()) {
     const int state = rows->getInt(Column::kClaimState);
     if (state == claim_sql::ClaimState::kWaiting && batch.waiting < waiting_cap) {

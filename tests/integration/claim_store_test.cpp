@@ -326,6 +326,12 @@ TEST_CASE("in ordered mode rows left waiting take at most half of a claim's wind
   CHECK(behind.value().parked.size() == 2);
   CHECK(db.count("status = 'PENDING'") == 2);
   CHECK(db.count("status = 'BLOCKED'") == 2);
+  // A claim of one row (relay.batch_size 1) leaves none waiting: its whole window would be one.
+  auto single = store.claim(LeaseToken("relay-b", 0, 2), 1, 30s);
+  REQUIRE(single);
+  CHECK(single.value().waiting == 0);
+  CHECK(single.value().parked.size() == 1);
+  CHECK(db.count("status = 'PENDING'") == 1);
 }
 
 TEST_CASE("without ordering, due BLOCKED rows (left by an ordered relay) are woken and claimed",
