@@ -16,9 +16,8 @@ Step next_step(ClaimResult claim, bool batches_in_flight) {
     case ClaimResult::kOnlyParked:
       return Step::kClaim;
     case ClaimResult::kOnlyWaiting:
-      // Settling our own oldest batch may be what frees them; otherwise another worker's
-      // or relay's batch is: poll.
-      return batches_in_flight ? Step::kSettleOldest : Step::kIdle;
+      // Rows wait behind events in flight: settling our own oldest batch may be what frees
+      // them; otherwise another worker's or relay's batch is: poll, as for nothing.
     case ClaimResult::kNothing:
       return batches_in_flight ? Step::kSettleOldest : Step::kIdle;
     case ClaimResult::kShortBatch:
