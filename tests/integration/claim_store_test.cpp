@@ -270,9 +270,6 @@ TEST_CASE("in ordered mode a row behind its aggregate's event in flight is left 
           "[claim-store][ordering]") {
   TestDatabase db;
   insert_interleaved(db, "wai-", 3, 3);
-  const auto id_of = [&](const std::string& aggregate, int version) {
-    return event_id_of(db, aggregate, version);
-  };
   MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
   const LeaseToken heads("relay-a", 0, 1);
   auto first = store.claim(heads, 3, 30s);  // the window holds the three v1 only
@@ -293,19 +290,19 @@ TEST_CASE("in ordered mode a row behind its aggregate's event in flight is left 
 
   // agg-1 v1 marked: its v2 is claimable by the next claim. agg-2 v1's lease ran out (a dead
   // owner): its v2 no longer waits on it but is parked, like a row behind a RETRY.
-  REQUIRE(store.mark_published(heads, {id_of("agg-1", 1)}));
+  REQUIRE(store.mark_published(heads, {event_id_of(db, "agg-1", 1)}));
   db.exec(
       "UPDATE outbox_event SET lease_until = CURRENT_TIMESTAMP(6) - INTERVAL 1 SECOND "
       "WHERE event_id = '" +
-      id_of("agg-2", 1) + "'");
+      event_id_of(db, "agg-2", 1) + "'");
   auto third = store.claim(LeaseToken("relay-b", 0, 2), 10, 30s);
   REQUIRE(third);
   REQUIRE(third.value().events.size() == 1);
-  CHECK(third.value().events[0].event_id == id_of("agg-1", 2));
+  CHECK(third.value().events[0].event_id == event_id_of(db, "agg-1", 2));
   CHECK(third.value().waiting == 1);  // agg-0 v2: agg-0 v1 is still in flight
-  CHECK(third.value().parked == std::vector<std::string>{id_of("agg-2", 2)});
-  CHECK(db.scalar("SELECT status FROM outbox_event WHERE event_id = '" + id_of("agg-0", 2) + "'") ==
-        "PENDING");
+  CHECK(third.value().parked == std::vector<std::string>{event_id_of(db, "agg-2", 2)});
+  CHECK(db.scalar("SELECT status FROM outbox_event WHERE event_id = '" +
+                  event_id_of(db, "agg-0", 2) + "'") == "PENDING");
 }
 
 TEST_CASE("in ordered mode rows left waiting take at most half of a claim's window",

@@ -66,15 +66,18 @@ TEST_CASE("ordered scans flag rows with an older unpublished event", "[sql]") {
   const char* const oldest_unpublished =
       "WHERE o.aggregate_type = e.aggregate_type AND o.aggregate_id = e.aggregate_id AND "
       "o.unpublished = 1 ORDER BY o.event_version, o.created_at, o.event_id LIMIT 1)";
-  // The claim scans tell a row behind the event in flight (2: left PENDING) from one behind
-  // anything else (1: parked) and a head (0), from the oldest unpublished event's one entry.
+  // The claim scans tell a head (0) from a row behind the event in flight (2: left PENDING)
+  // and one behind anything else (1: parked); the status is read only behind an older event.
   for (const std::string& scan : {claim_sql::select_pending(kSchema, Ordering::kPerAggregate),
                                   claim_sql::select_expired(kSchema, Ordering::kPerAggregate),
                                   claim_sql::select_retry_due(kSchema, Ordering::kPerAggregate)}) {
-    CHECK(scan.find(std::string("IF(o.status = 'PUBLISHING' AND o.lease_until > "
-                                "CURRENT_TIMESTAMP(6), 2, 1), 0) FROM `outbox_event` o FORCE "
-                                "INDEX (idx_outbox_aggregate) ") +
-                    oldest_unpublished + ", 0)") != std::string::npos);
+    CHECK(scan.find(std::string("IF(COALESCE((SELECT o.event_version, o.created_at, o.event_id "
+                                "FROM `outbox_event` o FORCE INDEX (idx_outbox_aggregate) ") +
+                    oldest_unpublished + " < (e.event_version, e.created_at, e.event_id), 0), " +
+                    "COALESCE((SELECT IF(o.status = 'PUBLISHING' AND o.lease_until > "
+                    "CURRENT_TIMESTAMP(6), 2, 1) FROM `outbox_event` o FORCE INDEX "
+                    "(idx_outbox_aggregate) " +
+                    oldest_unpublished + ", 1), 0)") != std::string::npos);
     CHECK(count_of(scan, '?') == 1);  // only the limit is a parameter
   }
   const std::string blocked_due = claim_sql::select_blocked_due(kSchema, Ordering::kPerAggregate);
