@@ -362,18 +362,21 @@ TEST_CASE("an outage counts no attempt, pauses claims to small probes, and ends 
   h.settings.max_attempts = 2;
   h.publisher.fail_all = RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS;
   h.start();
-  // Every batch fails alike: the gate pauses claims and lets probes of 3 through.
+  // Every batch fails alike: the gate pauses claims and lets probes of 3 through, until every
+  // event went back at least once and some more than once (polled, not assumed: how many probes
+  // ran by the time a fixed count of claims was seen depends on the machine; CI once saw 35).
   REQUIRE(outbox::test::eventually([&] { return h.publish_health.outages_total() == 1; }));
   REQUIRE(outbox::test::eventually([&] {
     std::lock_guard lock(h.store_view->mutex);
-    return std::count(h.store_view->claim_limits.begin(), h.store_view->claim_limits.end(), 3) >= 5;
+    return std::count(h.store_view->claim_limits.begin(), h.store_view->claim_limits.end(), 3) >=
+               5 &&
+           h.store_view->released.size() > 40;
   }));
   CHECK(h.publish_health.outage(std::chrono::steady_clock::now()).has_value());
   {
     std::lock_guard lock(h.store_view->mutex);
     CHECK(h.store_view->retrying.empty());  // many more failures than max_attempts: none counted
     CHECK(h.store_view->failed.empty());
-    CHECK(h.store_view->released.size() > 40);  // every event at least once, some many times
   }
   CHECK(h.stats.events_retrying.load() == 0);
   CHECK(h.stats.events_failed.load() == 0);
