@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -28,6 +29,17 @@ pid_t database_pid() {
   return pid;
 }
 
+namespace {
+
+// OUTBOX_BENCH_KEEP_LOGS=1: each relay's directory (config, log with a progress line a second)
+// stays after the run, to see what a drain did (claims, chains, parks) beside its rate.
+bool keep_logs() {
+  const char* keep = std::getenv("OUTBOX_BENCH_KEEP_LOGS");
+  return keep != nullptr && std::string(keep) == "1";
+}
+
+}  // namespace
+
 RelayUnderTest::RelayUnderTest(BenchContext& context, const std::string& topic,
                                const std::string& instance, const std::string& extra_relay_yaml) {
   const MysqlEndpoint endpoint = context.db.endpoint();
@@ -38,7 +50,13 @@ RelayUnderTest::RelayUnderTest(BenchContext& context, const std::string& topic,
                      "\n  database: " + endpoint.database +
                      "\nkafka:\n  bootstrap_servers: " + context.bootstrap + "\n  topic: " + topic +
                      "\nrelay:\n  instance_id: " + instance + "\n" + extra_relay_yaml +
-                     "log:\n  stats_interval: 0s\nmetrics:\n  listen: 127.0.0.1:0\n");
+                     "log:\n  stats_interval: " + (keep_logs() ? "1s" : "0s") +
+                     "\nmetrics:\n  listen: 127.0.0.1:0\n");
+  if (keep_logs()) {
+    dir_.keep();
+    std::fprintf(stderr, "relay %s: log kept at %s\n", instance.c_str(),
+                 dir_.file("relay.log").c_str());
+  }
   process_ = std::make_unique<test::ChildProcess>(
       std::vector<std::string>{test::relay_binary(), "--config", config}, dir_.file("relay.log"));
 }

@@ -42,28 +42,43 @@ std::string blocked_column(const Schema& schema, Ordering ordering) {
 // otherwise. The first test reads idx_outbox_aggregate alone (it covers those columns); only
 // a row behind an older event pays for the second, which reads that event's row for its status
 // and lease (IF evaluates only the branch it takes).
-std::string claim_state_column(const Schema& schema, Ordering ordering) {
+//
+// With chains, a claimable row also reads whether its aggregate has another unpublished event
+// (the next entry of the same index range, one more entry read): only such a head is worth a
+// select_chain round trip, so a backlog of one event per aggregate pays no query per head.
+std::string claim_state_column(const Schema& schema, Ordering ordering, bool chains) {
   if (ordering != Ordering::kPerAggregate) return std::to_string(ClaimState::kClaimable);
+  const std::string claimable =
+      chains ? "IF(EXISTS(SELECT 1 FROM " + schema.table() +
+                   " n FORCE INDEX (idx_outbox_aggregate)"
+                   " WHERE n.aggregate_type = e.aggregate_type AND n.aggregate_id = "
+                   "e.aggregate_id AND n.unpublished = 1 AND n.event_id <> e.event_id), " +
+                   std::to_string(ClaimState::kClaimableHead) + ", " +
+                   std::to_string(ClaimState::kClaimable) + ")"
+             : std::to_string(ClaimState::kClaimable);
   const std::string blocked = std::to_string(ClaimState::kBlocked);
   const std::string head_state =
       "IF(o.status = 'PUBLISHING' AND o.lease_until > CURRENT_TIMESTAMP(6), " +
       std::to_string(ClaimState::kWaiting) + ", " + blocked + ")";
   return "IF(" + older_unpublished_exists(schema, "e") + ", COALESCE(" +
-         oldest_unpublished(schema, head_state, "e") + ", " + blocked + "), " +
-         std::to_string(ClaimState::kClaimable) + ")";
+         oldest_unpublished(schema, head_state, "e") + ", " + blocked + "), " + claimable + ")";
+}
+
+std::string message_column_list(const Schema& schema) {
+  std::string message_columns;
+  for (const std::string& column : schema.message_columns())
+    message_columns += ", e." + column;
+  return message_columns;
 }
 
 // Every scan reads the same columns (ScanColumn), so the message columns always start at
 // ScanColumn::kFirstMessageColumn.
-std::string claim_scan(const Schema& schema, Ordering ordering, const char* index,
+std::string claim_scan(const Schema& schema, Ordering ordering, bool chains, const char* index,
                        const char* condition, const char* order) {
-  std::string message_columns;
-  for (const std::string& column : schema.message_columns())
-    message_columns += ", e." + column;
-  return std::string("SELECT ") + kEventColumns + ", " + claim_state_column(schema, ordering) +
-         ", e.lease_owner, e.lease_expiries" + message_columns + " FROM " + schema.table() +
-         " e FORCE INDEX (" + index + ") WHERE " + condition + " ORDER BY " + order +
-         " LIMIT ? FOR UPDATE SKIP LOCKED";
+  return std::string("SELECT ") + kEventColumns + ", " +
+         claim_state_column(schema, ordering, chains) + ", e.lease_owner, e.lease_expiries" +
+         message_column_list(schema) + " FROM " + schema.table() + " e FORCE INDEX (" + index +
+         ") WHERE " + condition + " ORDER BY " + order + " LIMIT ? FOR UPDATE SKIP LOCKED";
 }
 
 }  // namespace
@@ -102,21 +117,37 @@ void ScanLimit::bind(Parameters& out) const {
   out.count(limit);
 }
 
-std::string select_pending(const Schema& schema, Ordering ordering) {
-  return claim_scan(schema, ordering, "idx_outbox_pending", "e.status = 'PENDING'",
+std::string select_pending(const Schema& schema, Ordering ordering, bool chains) {
+  return claim_scan(schema, ordering, chains, "idx_outbox_pending", "e.status = 'PENDING'",
                     "e.created_at, e.event_id");
 }
 
-std::string select_expired(const Schema& schema, Ordering ordering) {
-  return claim_scan(schema, ordering, "idx_outbox_due",
+std::string select_expired(const Schema& schema, Ordering ordering, bool chains) {
+  return claim_scan(schema, ordering, chains, "idx_outbox_due",
                     "e.status = 'PUBLISHING' AND e.next_attempt_at < CURRENT_TIMESTAMP(6)",
                     "e.next_attempt_at");
 }
 
-std::string select_retry_due(const Schema& schema, Ordering ordering) {
-  return claim_scan(schema, ordering, "idx_outbox_due",
+std::string select_retry_due(const Schema& schema, Ordering ordering, bool chains) {
+  return claim_scan(schema, ordering, chains, "idx_outbox_due",
                     "e.status = 'RETRY' AND e.next_attempt_at <= CURRENT_TIMESTAMP(6)",
                     "e.next_attempt_at");
+}
+
+std::string select_chain(const Schema& schema) {
+  return std::string("SELECT ") + kEventColumns + ", IF(e.status = 'PENDING', " +
+         std::to_string(ClaimState::kClaimable) + ", " + std::to_string(ClaimState::kBlocked) +
+         "), e.lease_owner, e.lease_expiries" + message_column_list(schema) + " FROM " +
+         schema.table() +
+         " e FORCE INDEX (idx_outbox_aggregate)"
+         " WHERE e.aggregate_type = ? AND e.aggregate_id = ? AND e.unpublished = 1"
+         " ORDER BY e.event_version, e.created_at, e.event_id LIMIT ? FOR UPDATE NOWAIT";
+}
+
+void SelectChain::bind(Parameters& out) const {
+  out.text(aggregate_type);
+  out.text(aggregate_id);
+  out.count(limit);
 }
 
 std::string select_blocked_due(const Schema& schema, Ordering ordering) {

@@ -87,6 +87,10 @@ struct ClaimState {
   // within its lease, so leave the row PENDING for a later claim instead of writing it twice
   // (park, wake). The common case of a backlog with several versions per aggregate.
   static constexpr int kWaiting = 2;
+  // Claimable, and a later event of its aggregate is unpublished too: a claim that takes
+  // chains (ClaimPolicy::chain_length) reads its successors with select_chain. Only in scans
+  // built with chains on; a store treats it as kClaimable otherwise.
+  static constexpr int kClaimableHead = 3;
 };
 
 // Column list shared by the claim scans; its order is what the store reads (ScanColumn). Every
@@ -128,14 +132,30 @@ struct ScanLimit {
 
 // PENDING rows, oldest first, read in the order of idx_outbox_pending (no sort), skipping
 // rows another relay is claiming right now. Param: ScanLimit.
-std::string select_pending(const Schema& schema, Ordering ordering);
+// With `chains` (per-aggregate only), a claimable row with a later unpublished event of its
+// aggregate reads ClaimState::kClaimableHead.
+std::string select_pending(const Schema& schema, Ordering ordering, bool chains = false);
 
 // PUBLISHING rows whose lease ended before the database's now, along idx_outbox_due.
 // Param: ScanLimit.
-std::string select_expired(const Schema& schema, Ordering ordering);
+std::string select_expired(const Schema& schema, Ordering ordering, bool chains = false);
 
 // RETRY rows whose backoff is over, along idx_outbox_due. Param: ScanLimit.
-std::string select_retry_due(const Schema& schema, Ordering ordering);
+std::string select_retry_due(const Schema& schema, Ordering ordering, bool chains = false);
+
+// The unpublished events of one aggregate, oldest first, along idx_outbox_aggregate: the
+// claimed head itself, then the versions behind it, with the scans' columns (ScanColumn);
+// ClaimState is kClaimable for a PENDING row and kBlocked for any other (a chain ends at the
+// first one). The rows are locked NOWAIT: a row another claim holds right now fails the
+// statement at once (ER_LOCK_WAIT_TIMEOUT, the statement alone rolled back) instead of making
+// two claims wait on each other's scans; the head then goes alone. Params: SelectChain.
+std::string select_chain(const Schema& schema);
+struct SelectChain {
+  const std::string& aggregate_type;
+  const std::string& aggregate_id;
+  size_t limit = 0;  // the head and up to limit - 1 versions behind it
+  void bind(Parameters& out) const;
+};
 
 // BLOCKED rows due for their safety-net recheck, along idx_outbox_due: (event_id, blocked,
 // blocked by a FAILED event). Param: ScanLimit.

@@ -44,6 +44,12 @@ struct ClaimedBatch {
   // flight (claim_sql::ClaimState::kWaiting): claimable once that one is marked, with no
   // write in between.
   size_t waiting = 0;
+  // Chains (ClaimPolicy::chain_length): after[i] is the index of the event that the broker
+  // must acknowledge before events[i] is sent, the previous version of its aggregate taken by
+  // this claim; i itself when nothing comes before it. Empty when the claim took no chain.
+  std::vector<size_t> after;
+  // How many of `events` are versions taken behind their aggregate's head (after[i] != i).
+  size_t chained = 0;
 };
 
 // Why a delivery failed, as it is stored on the row.

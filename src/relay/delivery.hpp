@@ -51,9 +51,21 @@ class Publisher {
   // report arrived: the producer sends their payloads without copying them. It should not
   // throw (a failure mid-batch gives the rest a kNotDelivered outcome); if it does, nothing of
   // the batch may be left with the producer: the caller releases every event.
-  virtual std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
-                                                   std::chrono::steady_clock::time_point enqueue_by,
-                                                   const std::function<void()>& still_waiting) = 0;
+  std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
+                                           std::chrono::steady_clock::time_point enqueue_by,
+                                           const std::function<void()>& still_waiting) {
+    std::vector<const OutboxEvent*> each;
+    each.reserve(events.size());
+    for (const OutboxEvent& event : events)
+      each.push_back(&event);
+    return send_each(each, enqueue_by, still_waiting);
+  }
+  // send() of events held elsewhere, by address (a chained batch sends a part of its events at
+  // a time, chained_deliveries.hpp); outcomes in this vector's order. The same contract.
+  virtual std::unique_ptr<InFlightDeliveries> send_each(
+      const std::vector<const OutboxEvent*>& events,
+      std::chrono::steady_clock::time_point enqueue_by,
+      const std::function<void()>& still_waiting) = 0;
   // librdkafka's message.timeout.ms (delivery.timeout.ms): the bound on each report.
   virtual std::chrono::microseconds delivery_timeout() const = 0;
   // Whether claiming more rows makes sense now: false while no broker answers, so rows are

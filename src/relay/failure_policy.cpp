@@ -14,6 +14,9 @@ FailureDisposition classify_failure(int error_code) {
     case RD_KAFKA_RESP_ERR__QUEUE_FULL:
     // send() itself failed before handing the message over.
     case RD_KAFKA_RESP_ERR__FAIL:
+    // A chained version not sent: the one before it was not acknowledged
+    // (chained_deliveries.hpp).
+    case RD_KAFKA_RESP_ERR__PREV_IN_PROGRESS:
       return FailureDisposition::kNotAttempted;
     // The message itself is unacceptable, or the destination refuses it for good.
     case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:

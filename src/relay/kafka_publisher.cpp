@@ -105,8 +105,8 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   return producer_;
 }
 
-std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(
-    const std::vector<OutboxEvent>& events, steady_clock::time_point enqueue_by,
+std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_each(
+    const std::vector<const OutboxEvent*>& events, steady_clock::time_point enqueue_by,
     const std::function<void()>& still_waiting) {
   std::shared_ptr<ProducerHandle> producer = current();
   auto batch = std::make_unique<KafkaBatch>(producer, events.size());
@@ -116,7 +116,7 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send(
   size_t next = 0;
   try {
     for (; next < events.size(); ++next) {
-      const OutboxEvent& event = events[next];
+      const OutboxEvent& event = *events[next];
       Outcome<std::string> topic = router_.route(event);
       if (!topic) {
         batch->record(next, not_sent("", RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, topic.error().message));

@@ -24,9 +24,10 @@ class KafkaPublisher final : public Publisher {
                                                          TopicRouter router,
                                                          ProducerCounters counters = {});
 
-  std::unique_ptr<InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
-                                           std::chrono::steady_clock::time_point enqueue_by,
-                                           const std::function<void()>& still_waiting) override;
+  std::unique_ptr<InFlightDeliveries> send_each(
+      const std::vector<const OutboxEvent*>& events,
+      std::chrono::steady_clock::time_point enqueue_by,
+      const std::function<void()>& still_waiting) override;
   std::chrono::microseconds delivery_timeout() const override { return delivery_timeout_; }
   bool ready() override;
   void abandon_in_flight() override;

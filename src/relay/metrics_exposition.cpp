@@ -81,6 +81,10 @@ std::string render_metrics(const MetricsSources& sources) {
               "Rows a claim left PENDING because their aggregate's oldest unpublished event was "
               "in flight (per-aggregate ordering, no write).",
               value_of(s.claim_waits)),
+      counter("outbox_relay_events_chained_total",
+              "Events claimed right behind the previous version of their aggregate in the same "
+              "claim, sent once that one was acknowledged (relay.chain_length).",
+              value_of(s.events_chained)),
       counter("outbox_relay_db_errors_total", "Failed MySQL operations (retried).",
               value_of(s.db_errors)),
       counter("outbox_relay_broker_errors_total", "Errors reported by the Kafka client.",

@@ -43,6 +43,32 @@ std::vector<std::string> missing_from(const std::vector<std::string>& ids,
   return out;
 }
 
+// The columns every claim scan and select_chain read (claim_sql::ScanColumn), without the
+// payload.
+OutboxEvent read_event(sql::ResultSet& rows, size_t message_columns) {
+  using Column = claim_sql::ScanColumn;
+  OutboxEvent event;
+  event.event_id = rows.getString(Column::kEventId);
+  event.aggregate_type = rows.getString(Column::kAggregateType);
+  event.aggregate_id = rows.getString(Column::kAggregateId);
+  event.event_type = rows.getString(Column::kEventType);
+  event.event_version = rows.getInt64(Column::kEventVersion);
+  event.payload_bytes = rows.getUInt64(Column::kPayloadBytes);
+  event.age_at_claim_us = rows.getInt64(Column::kAgeUs);
+  event.attempts = rows.getInt(Column::kAttempts);
+  event.columns.reserve(message_columns);
+  for (unsigned i = 0; i < message_columns; ++i) {
+    const unsigned column = Column::kFirstMessageColumn + i;
+    event.columns.push_back(rows.isNull(column)
+                                ? std::nullopt
+                                : std::optional<std::string>(std::string(rows.getString(column))));
+  }
+  return event;
+}
+
+// MariaDB's answer to FOR UPDATE NOWAIT on a row another transaction holds.
+constexpr int kLockWaitTimeout = 1205;
+
 }  // namespace
 
 std::string storable_error(const std::string& text) {
@@ -96,10 +122,11 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
   std::vector<std::string> reclaimed;  // expired leases taken over
   std::vector<std::string> unsettled;  // expired once too often: FAILED instead
   const claim_sql::Schema& schema = policy_.schema;
+  const bool chains = policy_.chain_length > 0;
   const std::string sql =
-      kind == ScanKind::kPending   ? claim_sql::select_pending(schema, policy_.ordering)
-      : kind == ScanKind::kExpired ? claim_sql::select_expired(schema, policy_.ordering)
-                                   : claim_sql::select_retry_due(schema, policy_.ordering);
+      kind == ScanKind::kPending   ? claim_sql::select_pending(schema, policy_.ordering, chains)
+      : kind == ScanKind::kExpired ? claim_sql::select_expired(schema, policy_.ordering, chains)
+                                   : claim_sql::select_retry_due(schema, policy_.ordering, chains);
   using Column = claim_sql::ScanColumn;
   sql::PreparedStatement& statement = session_->prepare(sql);
   StatementParameters parameters(statement);
@@ -126,28 +153,13 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
         continue;
       }
     }
-    if (state != claim_sql::ClaimState::kClaimable) {
+    const bool head = state == claim_sql::ClaimState::kClaimableHead;
+    if (state != claim_sql::ClaimState::kClaimable && !head) {
       to_park.push_back(rows->getString(Column::kEventId));
       continue;
     }
-    OutboxEvent event;
-    event.event_id = rows->getString(Column::kEventId);
-    event.aggregate_type = rows->getString(Column::kAggregateType);
-    event.aggregate_id = rows->getString(Column::kAggregateId);
-    event.event_type = rows->getString(Column::kEventType);
-    event.event_version = rows->getInt64(Column::kEventVersion);
-    event.payload_bytes = rows->getUInt64(Column::kPayloadBytes);
-    event.age_at_claim_us = rows->getInt64(Column::kAgeUs);
-    event.attempts = rows->getInt(Column::kAttempts);
+    OutboxEvent event = read_event(*rows, policy_.schema.message_columns().size());
     std::string previous_owner;
-    const size_t message_columns = policy_.schema.message_columns().size();
-    event.columns.reserve(message_columns);
-    for (unsigned i = 0; i < message_columns; ++i) {
-      const unsigned column = Column::kFirstMessageColumn + i;
-      event.columns.push_back(
-          rows->isNull(column) ? std::nullopt
-                               : std::optional<std::string>(std::string(rows->getString(column))));
-    }
     if (kind == ScanKind::kExpired) {
       const int expiries = rows->getInt(Column::kLeaseExpiries) + 1;
       previous_owner = rows->getString(Column::kPreviousOwner);
@@ -174,6 +186,7 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
       ++batch.retried;
     }
     batch.payload_bytes += event.payload_bytes;
+    if (head) chain_heads_.push_back(batch.events.size());
     batch.events.push_back(std::move(event));
   }
   rows.reset();
@@ -189,6 +202,72 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
                       [](sql::PreparedStatement& fail) { fail.executeUpdate(); });
   }
   return fits;
+}
+
+size_t MysqlClaimStore::pending_scan_limit(size_t room) const {
+  if (policy_.chain_length == 0) return room;
+  const double rows_per_head = 1 + head_share_ * rows_per_chain_;
+  const auto heads = static_cast<size_t>(static_cast<double>(room) / rows_per_head);
+  return std::clamp<size_t>(heads + 1, 1, room);
+}
+
+void MysqlClaimStore::take_chains(size_t limit, const PayloadAllowance& bytes, ClaimedBatch& batch,
+                                  std::vector<std::string>& to_park) {
+  std::unordered_set<std::string> chained;
+  sql::PreparedStatement& statement = session_->prepare(claim_sql::select_chain(policy_.schema));
+  for (const size_t head : chain_heads_) {
+    if (batch.events.size() >= limit) break;
+    const bool whole = limit - batch.events.size() >= policy_.chain_length;
+    const size_t chained_before = batch.chained;
+    // Copies: the batch grows below.
+    const std::string head_id = batch.events[head].event_id;
+    const std::string aggregate_type = batch.events[head].aggregate_type;
+    const std::string aggregate_id = batch.events[head].aggregate_id;
+    StatementParameters parameters(statement);
+    claim_sql::SelectChain{.aggregate_type = aggregate_type,
+                           .aggregate_id = aggregate_id,
+                           .limit = std::min(policy_.chain_length, limit - batch.events.size()) + 1}
+        .bind(parameters);
+    std::unique_ptr<sql::ResultSet> rows;
+    try {
+      rows.reset(statement.executeQuery());
+    } catch (const sql::SQLException& e) {
+      // Another claim holds a row of this aggregate right now (its scan's window): the head
+      // goes alone, the versions behind it wait for a later claim.
+      if (e.getErrorCode() != kLockWaitTimeout) throw;
+      continue;
+    }
+    using Column = claim_sql::ScanColumn;
+    // The head is the aggregate's oldest unpublished event (it was claimable): the first row.
+    if (!rows->next() || rows->getString(Column::kEventId) != head_id) continue;
+    size_t predecessor = head;
+    while (rows->next()) {
+      // A chain ends at the first version that is not PENDING (in flight, RETRY, BLOCKED,
+      // FAILED): what comes after it waits for that one.
+      if (rows->getInt(Column::kClaimState) != claim_sql::ClaimState::kClaimable) break;
+      OutboxEvent event = read_event(*rows, policy_.schema.message_columns().size());
+      if (batch.payload_bytes + event.payload_bytes > bytes.bytes) break;
+      if (batch.after.empty()) {
+        batch.after.resize(batch.events.size());
+        for (size_t i = 0; i < batch.after.size(); ++i)
+          batch.after[i] = i;
+      }
+      chained.insert(event.event_id);
+      batch.payload_bytes += event.payload_bytes;
+      batch.after.push_back(predecessor);
+      predecessor = batch.events.size();
+      batch.events.push_back(std::move(event));
+      ++batch.chained;
+    }
+    if (whole) {
+      const auto taken = static_cast<double>(batch.chained - chained_before);
+      rows_per_chain_ = rows_per_chain_ == 0 ? taken : (rows_per_chain_ * 7 + taken) / 8;
+    }
+  }
+  // A version right behind a head in the scan's own window read as held back by it.
+  if (!chained.empty()) {
+    std::erase_if(to_park, [&](const std::string& id) { return chained.count(id) != 0; });
+  }
 }
 
 void MysqlClaimStore::recheck_blocked(size_t limit, std::vector<std::string>& still_blocked,
@@ -282,6 +361,7 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
                                              const PayloadAllowance& bytes) {
   return in_transaction<ClaimedBatch>("claim", [&] {
     ClaimedBatch batch(token);
+    chain_heads_.clear();
     std::vector<std::string>& parked = batch.parked;
     bool fits = true;
     if (policy_.due_scans->take_turn()) {
@@ -300,8 +380,19 @@ Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t lim
                           [](sql::PreparedStatement& statement) { statement.executeUpdate(); });
       }
     }
+    const size_t before_pending = batch.events.size();
     if (fits && batch.events.size() < limit) {
-      scan(ScanKind::kPending, limit - batch.events.size(), bytes, batch, parked);
+      scan(ScanKind::kPending, pending_scan_limit(limit - batch.events.size()), bytes, batch,
+           parked);
+    }
+    if (!chain_heads_.empty()) take_chains(limit, bytes, batch, parked);
+    const size_t pending_heads = batch.events.size() - batch.chained - before_pending;
+    if (policy_.chain_length > 0 && pending_heads > 0) {
+      // Each claim halves the weight of what came before: a backlog's shape changes as it
+      // drains (many versions per aggregate after an outage, one each in steady state).
+      const double share =
+          static_cast<double>(chain_heads_.size()) / static_cast<double>(pending_heads);
+      head_share_ = (head_share_ + std::min(share, 1.0)) / 2;
     }
     // Rows held back by an older event of their aggregate leave the PENDING range, so later
     // claims never read them again (claim cost stays O(batch)); a mark of that older event

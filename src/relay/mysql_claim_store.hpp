@@ -42,6 +42,10 @@ struct ClaimPolicy {
   Micros blocked_recheck_max = std::chrono::seconds(60);
   Micros retry_backoff_initial = std::chrono::seconds(1);
   Micros retry_backoff_max = std::chrono::minutes(5);
+  // Per-aggregate ordering (relay.chain_length): a claim takes up to this many PENDING
+  // versions right behind each claimed head of an aggregate, sent one after another as the
+  // broker acknowledges each (chained_deliveries.hpp). 0: heads only, the rest wait.
+  size_t chain_length = 0;
 };
 
 // ClaimStore over one MySQL session (one per worker). The SQL is in claim_sql.*.
@@ -76,6 +80,16 @@ class MysqlClaimStore final : public ClaimStore {
   // unpublished. The payloads themselves are fetched later (fetch_payloads).
   bool scan(ScanKind kind, size_t limit, const PayloadAllowance& bytes, ClaimedBatch& batch,
             std::vector<std::string>& to_park);
+  // Per-aggregate chains: appends, for each head the scans found with later unpublished
+  // events (chain_heads_), the PENDING versions right behind it, up to `limit` rows in all and
+  // while their payloads fit, recording each one's predecessor in batch.after. A row the
+  // scan was going to park is taken out of `to_park`.
+  void take_chains(size_t limit, const PayloadAllowance& bytes, ClaimedBatch& batch,
+                   std::vector<std::string>& to_park);
+  // How many rows the PENDING scan reads for `room` rows of claim: with chains, about one head
+  // per expected chain, so the window is not filled with heads that leave no room for the
+  // versions behind them.
+  size_t pending_scan_limit(size_t room) const;
   // Reads the payloads of the leased events, a few MiB per statement.
   void fetch_payloads(std::vector<OutboxEvent>& events);
   // The safety net: wakes due BLOCKED rows that are free; collects those still held back by a
@@ -99,6 +113,15 @@ class MysqlClaimStore final : public ClaimStore {
   std::unique_ptr<MysqlSession> session_;
   ClaimPolicy policy_;
   std::string session_problem_;  // set by the error that made the session unusable
+  // Indices into the claim's batch of the heads its scans found with later unpublished
+  // events (ClaimState::kClaimableHead); reset by each claim.
+  std::vector<size_t> chain_heads_;
+  // What pending_scan_limit() expects of the next PENDING scan, as moving averages of recent
+  // claims: the share of claimed heads with later events (0 at first, so a backlog of one
+  // event per aggregate is scanned a whole window at a time) and how many rows a chain had
+  // when the claim had room for a whole one.
+  double head_share_ = 0;
+  double rows_per_chain_ = 0;
 };
 
 }  // namespace outbox

@@ -36,9 +36,11 @@ void ProgressReporter::report_now() {
                 requests.retries, requests.timeouts, requests.transmit_errors, requests.disconnects)
           : "";
   spdlog::info(
-      "progress: published={} rate={:.0f}/s in_flight={} claimed={} reclaimed={} "
-      "delivery_failures={} released={} lease_lost={} mark_abandoned={} db_errors={}{}",
+      "progress: published={} rate={:.0f}/s in_flight={} claimed={} chained={} parked={} "
+      "waits={} reclaimed={} delivery_failures={} released={} lease_lost={} mark_abandoned={} "
+      "db_errors={}{}",
       published, rate, stats_.events_in_flight.load(), stats_.events_claimed.load(),
+      stats_.events_chained.load(), stats_.events_parked.load(), stats_.claim_waits.load(),
       stats_.leases_reclaimed.load(), stats_.deliveries_failed.load(),
       stats_.events_released.load(), stats_.marks_refused.load(), stats_.marks_abandoned.load(),
       stats_.db_errors.load(), kafka_requests);

@@ -122,6 +122,9 @@ ClaimStoreFactory store_factory(const RelayConfig& config,
     ClaimPolicy policy;
     policy.schema = claim_schema(config);
     policy.ordering = config.relay.ordering;
+    policy.chain_length = config.relay.ordering == Ordering::kPerAggregate
+                              ? static_cast<size_t>(config.relay.chain_length)
+                              : 0;
     policy.due_scan_interval = config.relay.reclaim_interval;
     policy.due_scans = due_scans;
     policy.max_attempts = config.relay.max_attempts;

@@ -77,6 +77,8 @@ RelaySettings read_relay(YamlSection section) {
   relay.ordering = section.choice("ordering", "per_aggregate", {"per_aggregate", "none"}) == "none"
                        ? Ordering::kNone
                        : Ordering::kPerAggregate;
+  relay.chain_length =
+      static_cast<int>(section.integer("chain_length", relay.chain_length, 0, 1000));
   relay.max_attempts =
       static_cast<int>(section.integer("max_attempts", relay.max_attempts, 1, 1000));
   const YamlSection::DurationRange retry_backoff = section.duration_range(
@@ -227,6 +229,7 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "backoff_max" << YAML::Value << duration(relay.backoff_max);
   out << YAML::Key << "ordering" << YAML::Value
       << (relay.ordering == Ordering::kNone ? "none" : "per_aggregate");
+  out << YAML::Key << "chain_length" << YAML::Value << relay.chain_length;
   out << YAML::Key << "max_attempts" << YAML::Value << relay.max_attempts;
   out << YAML::Key << "retry_backoff_initial" << YAML::Value
       << duration(relay.retry_backoff_initial);

@@ -39,6 +39,10 @@ struct RelaySettings {
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
   Ordering ordering = Ordering::kPerAggregate;
+  // per_aggregate: how many versions right behind an aggregate's oldest unpublished event one
+  // claim takes with it, each sent once the broker acknowledged the one before. 0: one event
+  // per aggregate in flight, the rest wait for its mark.
+  int chain_length = 7;
   int max_attempts = 10;
   Micros retry_backoff_initial = std::chrono::seconds(1);
   Micros retry_backoff_max = std::chrono::minutes(5);

@@ -20,6 +20,8 @@ struct RelayStats {
   std::atomic<uint64_t> events_parked{0};     // held back by an older event: BLOCKED
   // Left PENDING by a claim because the aggregate's oldest unpublished event was in flight.
   std::atomic<uint64_t> claim_waits{0};
+  // Claimed as a version right behind its aggregate's head in the same claim (a chain).
+  std::atomic<uint64_t> events_chained{0};
   std::atomic<uint64_t> events_published{0};   // confirmed by the broker and marked
   std::atomic<uint64_t> marks_refused{0};      // confirmed, but the lease was lost: not marked
   std::atomic<uint64_t> marks_abandoned{0};    // confirmed, mark failed until the lease ended

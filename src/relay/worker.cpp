@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "chained_deliveries.hpp"
 #include "health_board.hpp"
 #include "interruptible_sleep.hpp"
 #include "unsent_batch.hpp"
@@ -139,6 +140,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
         settings_.max_lease_expiries, some_ids(batch.failed_unsettled_notes));
   }
   stats_.claim_waits += batch.waiting;
+  stats_.events_chained += batch.chained;
   if (batch.events.empty()) {
     if (probe) publish_health_.probe_not_sent(steady_clock::now());
     if (!batch.parked.empty()) {
@@ -199,8 +201,15 @@ void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool 
   std::unique_ptr<InFlightDeliveries> deliveries;
   try {
     // A full producer queue is a legitimate wait: it ticks.
-    deliveries =
-        publisher_.send(batch.events, enqueue_by, [this] { health_.tick(settings_.index); });
+    std::function<void()> tick = [this] { health_.tick(settings_.index); };
+    if (batch.after.empty()) {
+      deliveries = publisher_.send(batch.events, enqueue_by, tick);
+    } else {
+      // Versions behind their aggregate's head go once the one before them is acknowledged,
+      // driven by the wait for this batch's reports.
+      deliveries = std::make_unique<ChainedDeliveries>(publisher_, batch.events, batch.after,
+                                                       enqueue_by, std::move(tick));
+    }
   } catch (const std::exception& e) {
     // Not the end of the process: the batch settles like any other, every event released
     // (never marked), its bytes and its place in flight given back.

@@ -14,7 +14,10 @@ Step next_step(ClaimResult claim, bool batches_in_flight) {
       // Other batches hold the bytes and free them as they settle: poll, do not back off.
       return batches_in_flight ? Step::kSettleOldest : Step::kIdle;
     case ClaimResult::kOnlyParked:
-      return Step::kClaim;
+      // Rows behind the parked ones may be claimable, but a batch of ours in flight comes
+      // first: claiming on instead walks the whole backlog behind its heads, parking (and
+      // later waking) nearly every row of it, two writes each, before anything is marked.
+      return batches_in_flight ? Step::kSettleOldest : Step::kClaim;
     case ClaimResult::kOnlyWaiting:
       // Rows wait behind events in flight: settling our own oldest batch may be what frees
       // them; otherwise another worker's or relay's batch is: poll, as for nothing.

@@ -14,7 +14,7 @@ enum class ClaimResult {
   kBudgetSpent,   // not tried: the process's byte budget is in use by batches in flight
   kFailed,        // the claim transaction failed (not committed, or outcome unknown)
   kOnlyParked,    // leased nothing but parked rows behind older ones: rows behind those may be
-                  // claimable, so look again
+                  // claimable, so look again (after settling a batch in flight, if any)
   kOnlyWaiting,   // leased nothing: every row read waits behind its aggregate's event in
                   // flight, which settles within its lease
   kNothing,       // nothing claimable

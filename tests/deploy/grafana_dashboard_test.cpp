@@ -27,6 +27,7 @@ const std::set<std::string> kExported{
     "outbox_relay_events_released_total",
     "outbox_relay_events_parked_total",
     "outbox_relay_claim_waits_total",
+    "outbox_relay_events_chained_total",
     "outbox_relay_db_errors_total",
     "outbox_relay_broker_errors_total",
     "outbox_relay_kafka_request_retries_total",

@@ -331,6 +331,67 @@ TEST_CASE("in ordered mode rows left waiting take at most half of a claim's wind
   CHECK(db.count("status = 'PENDING'") == 1);
 }
 
+TEST_CASE("in ordered mode with chains a claim takes the versions right behind each head",
+          "[claim-store][ordering][chains]") {
+  TestDatabase db;
+  // agg-1 and agg-2 with 5 versions each, agg-0 with 5 too; interleaved by created_at.
+  insert_interleaved(db, "chn-", 3, 5);
+  outbox::ClaimPolicy chained = policy(outbox::Ordering::kPerAggregate, 1h);
+  chained.chain_length = 3;
+  MysqlClaimStore store = open_store(db, chained);
+  // agg-2 v2 is RETRY (a failure that counted an attempt): agg-2's chain ends before it.
+  db.exec(
+      "UPDATE outbox_event SET status = 'RETRY', next_attempt_at = CURRENT_TIMESTAMP(6) + "
+      "INTERVAL 1 HOUR WHERE event_id = '" +
+      event_id_of(db, "agg-2", 2) + "'");
+  const LeaseToken token("relay-a", 0, 1);
+  auto claimed = store.claim(token, 20, 30s);
+  REQUIRE(claimed);
+  const outbox::ClaimedBatch& batch = claimed.value();
+  // Heads in created_at order (agg-1, agg-2, agg-0), then each head's chain: agg-1 v2..v4 and
+  // agg-0 v2..v4 (chain_length 3); agg-2 goes alone.
+  std::vector<std::string> expected{event_id_of(db, "agg-1", 1), event_id_of(db, "agg-2", 1),
+                                    event_id_of(db, "agg-0", 1)};
+  for (const char* aggregate : {"agg-1", "agg-0"}) {
+    for (int version = 2; version <= 4; ++version)
+      expected.push_back(event_id_of(db, aggregate, version));
+  }
+  CHECK(ids_of(batch) == expected);
+  CHECK(batch.chained == 6);
+  // Each chained version names the one before it; heads name themselves.
+  CHECK(batch.after == std::vector<size_t>{0, 1, 2, 0, 3, 4, 2, 6, 7});
+  // All of them leased to the claim, each with its payload read.
+  CHECK(db.count("status = 'PUBLISHING' AND lease_owner = 'relay-a/w0/c1'") == 9);
+  for (const outbox::OutboxEvent& event : batch.events)
+    CHECK(event.payload == "{}");
+  // The fifth versions were in the scan's window behind a PENDING head: parked as before, and
+  // the chained ones were not (nor anything of agg-2 but what follows its RETRY row).
+  CHECK(db.count("status = 'BLOCKED'") == static_cast<long>(batch.parked.size()));
+  CHECK(db.count("status = 'BLOCKED' AND event_version <= 4 AND aggregate_id <> 'agg-2'") == 0);
+  CHECK(db.count("status = 'PENDING' AND aggregate_id = 'agg-1' AND event_version <= 4") == 0);
+}
+
+TEST_CASE("in ordered mode a chain stops short of a row another claim holds, never skips it",
+          "[claim-store][ordering][chains]") {
+  TestDatabase db;
+  insert_interleaved(db, "chl-", 1, 4);  // agg-0 v1..v4
+  outbox::ClaimPolicy chained = policy(outbox::Ordering::kPerAggregate, 1h);
+  chained.chain_length = 5;
+  // Another session holds agg-0 v3 locked (another relay's scan, say): SKIP LOCKED would leave
+  // out v3 and send v4 right behind v2. NOWAIT fails the chain's read instead: the head alone.
+  auto holder = open_session(db);
+  outbox::TransactionScope held(*holder);
+  holder->execute("SELECT event_id FROM outbox_event WHERE event_id = '" +
+                  event_id_of(db, "agg-0", 3) + "' FOR UPDATE");
+  MysqlClaimStore store = open_store(db, chained);
+  auto claimed = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s);
+  REQUIRE(claimed);
+  CHECK(ids_of(claimed.value()) == std::vector<std::string>{event_id_of(db, "agg-0", 1)});
+  CHECK(claimed.value().chained == 0);
+  CHECK(claimed.value().after.empty());
+  CHECK(db.count("status = 'PUBLISHING'") == 1);
+}
+
 TEST_CASE("without ordering, due BLOCKED rows (left by an ordered relay) are woken and claimed",
           "[claim-store][ordering]") {
   TestDatabase db;
@@ -426,6 +487,9 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
            {with_limit(outbox::claim_sql::select_pending(outbox::claim_sql::Schema(),
                                                          Ordering::kPerAggregate)),
             "idx_outbox_pending"},
+           {with_limit(outbox::claim_sql::select_pending(outbox::claim_sql::Schema(),
+                                                         Ordering::kPerAggregate, true)),
+            "idx_outbox_pending"},
            {with_limit(outbox::claim_sql::select_expired(outbox::claim_sql::Schema(),
                                                          Ordering::kPerAggregate)),
             "idx_outbox_due"},
@@ -449,4 +513,14 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
       CHECK(rows[i][7].find(",const") != std::string::npos);
     }
   }
+  // A chain's read: one aggregate's unpublished range of idx_outbox_aggregate, in its order.
+  std::string chain = outbox::claim_sql::select_chain(outbox::claim_sql::Schema());
+  for (const char* value : {"'order'", "'agg-1'", "8"})
+    chain.replace(chain.find('?'), 1, value);
+  const auto rows = db.query("EXPLAIN " + chain);
+  INFO(chain);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0][5] == "idx_outbox_aggregate");
+  CHECK(rows[0][3] == "ref");
+  CHECK(rows[0][9].find("filesort") == std::string::npos);
 }

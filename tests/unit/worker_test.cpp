@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "gated_deliveries.hpp"
 #include "health_board.hpp"
 #include "poll.hpp"
 #include "worker.hpp"
@@ -129,37 +130,21 @@ class ScriptedStore final : public outbox::ClaimStore {
   bool requeue_released = false;  // released rows are claimable again, as in the database
 };
 
-// Deliveries whose reports arrive when the test opens the gate (or at once if open).
-class GatedDeliveries final : public outbox::InFlightDeliveries {
- public:
-  GatedDeliveries(std::vector<DeliveryOutcome> outcomes, std::shared_ptr<std::atomic<bool>> gate)
-      : outcomes_(std::move(outcomes)), gate_(std::move(gate)) {}
-  bool wait_until(std::chrono::steady_clock::time_point deadline) override {
-    while (!gate_->load()) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(1ms);
-    }
-    return true;
-  }
-  const std::vector<DeliveryOutcome>& outcomes() const override { return outcomes_; }
-
- private:
-  std::vector<DeliveryOutcome> outcomes_;
-  std::shared_ptr<std::atomic<bool>> gate_;
-};
+using outbox::test::GatedDeliveries;
 
 class ScriptedPublisher final : public outbox::Publisher {
  public:
-  std::unique_ptr<outbox::InFlightDeliveries> send(const std::vector<OutboxEvent>& events,
-                                                   std::chrono::steady_clock::time_point,
-                                                   const std::function<void()>&) override {
+  std::unique_ptr<outbox::InFlightDeliveries> send_each(const std::vector<const OutboxEvent*>& each,
+                                                        std::chrono::steady_clock::time_point,
+                                                        const std::function<void()>&) override {
     std::lock_guard lock(mutex);
     if (throwing_sends > 0) {
       --throwing_sends;
       throw std::runtime_error("scripted send() failure");
     }
     std::vector<DeliveryOutcome> outcomes;
-    for (const OutboxEvent& event : events) {
+    for (const OutboxEvent* sent_event : each) {
+      const OutboxEvent& event = *sent_event;
       DeliveryOutcome outcome;
       outcome.topic = topic;
       const auto scripted = status_of.find(event.event_id);
