@@ -324,12 +324,6 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     settings.backoff_max = config.relay.backoff_max;
     settings.max_attempts = config.relay.max_attempts;
     settings.max_lease_expiries = config.relay.max_lease_expiries;
-    // A chained batch stays in flight a broker round trip per version: a third batch lets the
-    // worker claim and mark while two chains are still going (measured: 7.9k/s against 7.0k/s
-    // with two, several versions per aggregate, chain_length 7).
-    if (config.relay.ordering == Ordering::kPerAggregate && config.relay.chain_length > 0) {
-      settings.pipeline_depth = 3;
-    }
     settings.claim_bytes = config.relay.max_in_flight_bytes /
                            (static_cast<uint64_t>(config.relay.workers) * settings.pipeline_depth);
     workers.emplace_back([&, settings] {
