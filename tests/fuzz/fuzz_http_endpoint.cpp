@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -51,7 +52,15 @@ std::string exchange(const uint8_t* data, size_t size, bool end_requests) {
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(endpoint().port()));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  // The client sends its FIN first (end_requests), so each connection would leave a TIME_WAIT
+  // on this side for a minute: at a few thousand inputs a second that exhausts the ~28k
+  // ephemeral ports within a 10 s run, and connect() fails with EADDRNOTAVAIL, a finding about
+  // the harness, not the server (a fresh-clone run stopped on it). Closing with a zero linger
+  // resets instead and leaves none.
+  const linger reset{1, 0};
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
   if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    std::fprintf(stderr, "connect: %s\n", std::strerror(errno));
     std::abort();  // the endpoint stopped accepting
   }
   size_t sent = 0;
