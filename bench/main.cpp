@@ -8,10 +8,10 @@
 //   outbox-bench drain EVENTS RELAYS [RELAY_YAML [AGGREGATES]]   one drain, for tuning sweeps:
 //       outbox-bench drain 200000 1 "  workers: 4"  (YAML lines go under relay:)
 //       outbox-bench drain 100000 1 "  ordering: none" 1000  (1000 aggregates, 100 events each)
-//   outbox-bench ordered RUNS [mock]   the ordered-drain section alone (100k events: one per
-//       aggregate, and 997 aggregates x ~100 versions; per_aggregate vs none vs L_db(500);
-//       durable and tuned), medians of RUNS, on the test broker and then on a real cluster
-//       (`mock`: the test broker only)
+//   outbox-bench ordered RUNS [mock|real]   the ordered-drain section alone (100k events: one
+//       per aggregate, and 997 aggregates x ~100 versions; per_aggregate and transactional vs
+//       none vs L_db(500); durable and tuned), medians of RUNS, on the test broker and then on
+//       a real cluster (`mock` / `real`: one of the two only)
 //   outbox-bench ldb BATCH SECONDS CONNECTIONS      one L_db measurement
 //   outbox-bench brokers EVENTS RUNS    the mock cluster beside the real one alone: L_db(500),
 //       L_k(500) and RUNS drains of EVENTS on each (the suite's real-cluster section, quicker)
@@ -160,14 +160,16 @@ int brokers_side_by_side(int events, int runs) {
 }
 
 // The report's ordered-drain section alone (issue 13's table), on the test broker, then on a
-// real cluster unless `real` is false.
-int ordered_drain(int runs, bool real) {
+// real cluster; `where` "mock" or "real" runs one of the two.
+int ordered_drain(int runs, const std::string& where) {
   outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
   sizes.runs = runs;
   return run_bench(3, 8, sizes, "/tmp", [&](outbox::bench::BenchContext& context) {
-    outbox::bench::write_ordered_drain(std::cout, outbox::bench::measure_ordered_drain(context),
-                                       runs);
-    if (!real) return;
+    if (where != "real") {
+      outbox::bench::write_ordered_drain(std::cout, outbox::bench::measure_ordered_drain(context),
+                                         runs);
+    }
+    if (where == "mock") return;
     const auto on_cluster = outbox::bench::measure_on_real_cluster(
         context, {.workers = 2, .drains = false, .ordered_drain = true});
     outbox::bench::write_ordered_drain(std::cout, *on_cluster.ordered, runs);
@@ -187,7 +189,7 @@ int main(int argc, char** argv) {
     return brokers_side_by_side(std::stoi(argv[2]), std::stoi(argv[3]));
   }
   if ((argc == 3 || argc == 4) && std::string(argv[1]) == "ordered") {
-    return ordered_drain(std::stoi(argv[2]), argc == 3 || std::string(argv[3]) != "mock");
+    return ordered_drain(std::stoi(argv[2]), argc == 4 ? argv[3] : "");
   }
   if (argc >= 4 && std::string(argv[1]) == "drain") {
     return single_drain(std::stol(argv[2]), std::stoi(argv[3]), argc >= 5 ? argv[4] : "",

@@ -18,6 +18,7 @@ constexpr long kSmokeAggregates = 19;
 
 // A line under relay: (RelayUnderTest appends it as is).
 const char* const kOrderingNone = "  ordering: none\n";
+const char* const kOrderingTransactional = "  ordering: transactional\n";
 
 double ordered_drain_rate(BenchContext& context, long events, long aggregates,
                           const char* relay_yaml, long& duplicates) {
@@ -40,6 +41,10 @@ OrderedDrainProfile ordered_profile(BenchContext& context, const std::string& na
     result.multi_unordered.runs.push_back(
         ordered_drain_rate(context, events, aggregates, kOrderingNone, dups));
     result.multi_ordered.runs.push_back(ordered_drain_rate(context, events, aggregates, "", dups));
+    result.single_transactional.runs.push_back(
+        ordered_drain_rate(context, events, 0, kOrderingTransactional, dups));
+    result.multi_transactional.runs.push_back(
+        ordered_drain_rate(context, events, aggregates, kOrderingTransactional, dups));
   }
   return result;
 }

@@ -29,6 +29,11 @@ std::string forbidden_reason(const std::string& name, const std::string& value) 
     return "must stay false: only offsets of events whose transaction committed may be stored";
   }
   if (name == "transactional.id") return "is not supported";
+  if (name == "isolation.level" && lowercase(value) != "read_committed") {
+    return "must stay read_committed: with relay.ordering: transactional an aborted batch's "
+           "copies are on the topic, and only read_committed skips them (they may hold a later "
+           "version without the one before)";
+  }
   if (name == "enable.idempotence" && lowercase(value) != "true") {
     return "must stay true: the dead-letter producer must not duplicate or reorder on retries";
   }
@@ -122,6 +127,8 @@ std::vector<KafkaProperty> consumer_properties(const ConsumerSettings& settings)
   out.push_back({"group.id", settings.kafka.group_id, "kafka.group_id"});
   out.push_back({"enable.auto.commit", "false", "required by the consumer"});
   out.push_back({"enable.auto.offset.store", "false", "required by the consumer"});
+  // librdkafka's default too; explicit because the transactional relay's order depends on it.
+  out.push_back({"isolation.level", "read_committed", "required by the consumer"});
   return out;
 }
 

@@ -9,10 +9,10 @@
 
 namespace outbox {
 
-Outcome<std::shared_ptr<ProducerHandle>> ProducerHandle::create(const KafkaSettings& kafka,
-                                                                int generation,
-                                                                ProducerCounters counters) {
-  Outcome<RdKafkaConf> conf = make_producer_conf(kafka);
+Outcome<std::shared_ptr<ProducerHandle>> ProducerHandle::create(
+    const KafkaSettings& kafka, int generation, ProducerCounters counters,
+    const TransactionalIdentity* transactional) {
+  Outcome<RdKafkaConf> conf = make_producer_conf(kafka, transactional);
   if (!conf) return conf.error();
   std::shared_ptr<ProducerHandle> producer(new ProducerHandle(generation, counters));
   rd_kafka_conf_set_opaque(conf.value().get(), producer.get());
@@ -57,6 +57,7 @@ void ProducerHandle::on_error(rd_kafka_t* handle, int error, const char* reason,
       std::lock_guard lock(self->fatal_mutex_);
       self->fatal_reason_ = std::string(rd_kafka_err2name(underlying)) + ": " + text.data();
     }
+    self->fatal_code_.store(underlying);
     self->fatal_.store(true);
     spdlog::error("kafka producer #{} fatal error {}: {}", self->generation_,
                   rd_kafka_err2name(underlying), text.data());

@@ -10,6 +10,7 @@
 #include "client_statistics.hpp"
 #include "kafka/rdkafka_handles.hpp"
 #include "outcome.hpp"
+#include "producer_config.hpp"
 #include "relay_config.hpp"
 
 namespace outbox {
@@ -27,8 +28,10 @@ struct ProducerCounters {
 // possibly-persisted error to fatal, and a fatal producer never produces again).
 class ProducerHandle {
  public:
-  static Outcome<std::shared_ptr<ProducerHandle>> create(const KafkaSettings& kafka, int generation,
-                                                         ProducerCounters counters);
+  // With `transactional`, a transactional producer (transaction_pool.hpp).
+  static Outcome<std::shared_ptr<ProducerHandle>> create(
+      const KafkaSettings& kafka, int generation, ProducerCounters counters,
+      const TransactionalIdentity* transactional = nullptr);
   ~ProducerHandle();
   ProducerHandle(const ProducerHandle&) = delete;
   ProducerHandle& operator=(const ProducerHandle&) = delete;
@@ -39,6 +42,8 @@ class ProducerHandle {
   // Set from librdkafka's error callback.
   bool fatal() const { return fatal_.load(); }
   std::string fatal_reason() const;
+  // The rd_kafka_resp_err_t of the fatal error (PRODUCER_FENCED, say); 0 while none.
+  int fatal_code() const { return fatal_code_.load(); }
   bool all_brokers_down() const { return all_brokers_down_.load(); }
   void set_brokers_up() { all_brokers_down_.store(false); }
 
@@ -57,6 +62,7 @@ class ProducerHandle {
   bool statistics_warned_ = false;  // poll thread only
   RdKafkaHandle handle_;
   std::atomic<bool> fatal_{false};
+  std::atomic<int> fatal_code_{0};
   std::atomic<bool> all_brokers_down_{false};
   mutable std::mutex fatal_mutex_;
   std::string fatal_reason_;

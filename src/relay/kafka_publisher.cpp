@@ -6,8 +6,8 @@
 #include <string>
 #include <thread>
 
-#include "kafka_batch.hpp"
 #include "producer_config.hpp"
+#include "transactional_deliveries.hpp"
 
 namespace outbox {
 namespace {
@@ -66,22 +66,39 @@ DeliveryOutcome not_sent(const std::string& topic, rd_kafka_resp_err_t error,
 
 Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSettings& kafka,
                                                                 TopicRouter router,
-                                                                ProducerCounters counters) {
+                                                                ProducerCounters counters,
+                                                                TransactionSettings transactions) {
   Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1, counters);
   if (!producer) return producer.error();
-  log_kafka_properties(producer_properties(kafka));
-  return std::unique_ptr<KafkaPublisher>(
-      new KafkaPublisher(kafka, std::move(router), std::move(producer).value(), counters));
+  std::unique_ptr<TransactionPool> pool;
+  if (transactions.producers > 0) {
+    // One transactional producer now, so that properties librdkafka refuses with a
+    // transactional.id (a message.timeout.ms above transaction.timeout.ms) stop the start.
+    const TransactionalIdentity identity{transactions.id_prefix + "-check", transactions.timeout};
+    Outcome<std::shared_ptr<ProducerHandle>> check =
+        ProducerHandle::create(kafka, 0, {}, &identity);
+    if (!check) return check.error();
+    log_kafka_properties(producer_properties(kafka, &identity));
+    spdlog::info("each batch is one Kafka transaction: {} producers, transactional.id {}-0..{}",
+                 transactions.producers, transactions.id_prefix, transactions.producers - 1);
+    pool = std::make_unique<TransactionPool>(kafka, std::move(transactions), counters);
+  } else {
+    log_kafka_properties(producer_properties(kafka));
+  }
+  return std::unique_ptr<KafkaPublisher>(new KafkaPublisher(
+      kafka, std::move(router), std::move(producer).value(), counters, std::move(pool)));
 }
 
 KafkaPublisher::KafkaPublisher(KafkaSettings kafka, TopicRouter router,
-                               std::shared_ptr<ProducerHandle> producer, ProducerCounters counters)
+                               std::shared_ptr<ProducerHandle> producer, ProducerCounters counters,
+                               std::unique_ptr<TransactionPool> transactions)
     : kafka_(std::move(kafka)),
       router_(std::move(router)),
       shape_(kafka_.message),
       counters_(counters),
       delivery_timeout_(effective_delivery_timeout(kafka_)),
-      producer_(std::move(producer)) {}
+      producer_(std::move(producer)),
+      transactions_(std::move(transactions)) {}
 
 std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   std::lock_guard lock(mutex_);
@@ -108,18 +125,47 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
 std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_each(
     const std::vector<const OutboxEvent*>& events, steady_clock::time_point enqueue_by,
     const std::function<void()>& still_waiting) {
+  if (transactions_) return send_in_transaction(events, enqueue_by, still_waiting);
   std::shared_ptr<ProducerHandle> producer = current();
   auto batch = std::make_unique<KafkaBatch>(producer, events.size());
   // One bound for the whole batch, set by the caller so that every report (at most the
   // delivery timeout after its hand-over) still comes inside the batch's lease.
-  const auto give_up_at = enqueue_by;
+  hand_over(*producer, *batch, events, enqueue_by, still_waiting);
+  return batch;
+}
+
+std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_in_transaction(
+    const std::vector<const OutboxEvent*>& events, steady_clock::time_point enqueue_by,
+    const std::function<void()>& still_waiting) {
+  TransactionPool::Begun begun = transactions_->begin(enqueue_by);
+  if (!begun.transaction) {
+    auto unsent = std::make_unique<KafkaBatch>(producer_, events.size());
+    const auto code = static_cast<rd_kafka_resp_err_t>(begun.failure.error_code);
+    for (size_t i = 0; i < events.size(); ++i) {
+      unsent->record(i, not_sent("", code,
+                                 "event " + events[i]->event_id +
+                                     " not enqueued: no transaction: " + begun.failure.error));
+    }
+    return unsent;
+  }
+  auto batch = std::make_unique<KafkaBatch>(begun.transaction->producer(), events.size());
+  hand_over(*begun.transaction->producer(), *batch, events, enqueue_by, still_waiting);
+  // The commit or abort is bounded like a report: the delivery timeout.
+  return std::make_unique<TransactionalDeliveries>(std::move(begun.transaction), std::move(batch),
+                                                   delivery_timeout_);
+}
+
+void KafkaPublisher::hand_over(ProducerHandle& producer, KafkaBatch& batch,
+                               const std::vector<const OutboxEvent*>& events,
+                               steady_clock::time_point give_up_at,
+                               const std::function<void()>& still_waiting) {
   size_t next = 0;
   try {
     for (; next < events.size(); ++next) {
       const OutboxEvent& event = *events[next];
       Outcome<std::string> topic = router_.route(event);
       if (!topic) {
-        batch->record(next, not_sent("", RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, topic.error().message));
+        batch.record(next, not_sent("", RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, topic.error().message));
         continue;
       }
       RdKafkaHeaders headers = shape_.headers(event);
@@ -139,8 +185,8 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_each(
             error = RD_KAFKA_RESP_ERR__PURGE_QUEUE;
             break;
           }
-          error = produce(producer->get(), topic.value(), shape_.key(event), shape_.value(event),
-                          headers.get(), batch->slot(next));
+          error = produce(producer.get(), topic.value(), shape_.key(event), shape_.value(event),
+                          headers.get(), batch.slot(next));
         }
         // A full local queue is backpressure: the poll thread frees room as reports arrive.
         if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
@@ -151,9 +197,9 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_each(
         (void)headers.release();  // owned by the message now
         continue;
       }
-      batch->record(next, not_sent(topic.value(), error,
-                                   "event " + event.event_id +
-                                       " not enqueued: " + not_enqueued_because(error)));
+      batch.record(next, not_sent(topic.value(), error,
+                                  "event " + event.event_id +
+                                      " not enqueued: " + not_enqueued_because(error)));
     }
   } catch (const std::exception& e) {
     // Not rethrown: the messages already handed over point at this batch and at the events'
@@ -162,17 +208,18 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_each(
     spdlog::error("send() failed after {} of {} events were handed over: {}", next, events.size(),
                   e.what());
     for (size_t i = next; i < events.size(); ++i) {
-      batch->record(i, not_sent("", RD_KAFKA_RESP_ERR__FAIL,
-                                std::string("not enqueued: send() failed: ") + e.what()));
+      batch.record(i, not_sent("", RD_KAFKA_RESP_ERR__FAIL,
+                               std::string("not enqueued: send() failed: ") + e.what()));
     }
   }
-  return batch;
 }
 
 bool KafkaPublisher::ready() {
   std::shared_ptr<ProducerHandle> producer = current();
   // A fatal producer that could not be replaced: claiming would only release every row again.
   if (producer->fatal()) return false;
+  // Fenced by a relay with the same instance id: nothing can be published any more.
+  if (transactions_ && transactions_->all_fenced()) return false;
   if (!producer->all_brokers_down() && broker_seen_.load()) return true;
   // Unknown (start) or down: one worker at a time asks the cluster, at most once a second;
   // the others do not wait for it and simply do not claim.
@@ -208,6 +255,8 @@ void KafkaPublisher::abandon_in_flight() {
       rd_kafka_purge(old->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
     }
   }
+  // Their transactions then abort (a purged message fails its transaction).
+  if (transactions_) transactions_->purge_all();
 }
 
 std::shared_ptr<ProducerHandle> KafkaPublisher::peek() {
@@ -218,7 +267,8 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::peek() {
 bool KafkaPublisher::healthy() {
   // peek(), not current(): a probe from the HTTP thread must not replace the producer.
   const std::shared_ptr<ProducerHandle> producer = peek();
-  return !producer->fatal() && !producer->all_brokers_down() && broker_seen_.load();
+  return !producer->fatal() && !producer->all_brokers_down() && broker_seen_.load() &&
+         !(transactions_ && transactions_->all_fenced());
 }
 
 long KafkaPublisher::queue_length() {
@@ -227,6 +277,7 @@ long KafkaPublisher::queue_length() {
   for (const std::weak_ptr<ProducerHandle>& weak : retired_) {
     if (std::shared_ptr<ProducerHandle> old = weak.lock()) queued += rd_kafka_outq_len(old->get());
   }
+  if (transactions_) queued += transactions_->queue_length();
   return queued;
 }
 

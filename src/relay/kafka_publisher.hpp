@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "delivery.hpp"
+#include "kafka_batch.hpp"
 #include "kafka_producer.hpp"
 #include "message_shape.hpp"
 #include "relay_config.hpp"
 #include "topic_router.hpp"
+#include "transaction_pool.hpp"
 
 namespace outbox {
 
@@ -19,10 +21,13 @@ namespace outbox {
 // and headers by the message shape (kafka.profile, kafka.headers, kafka.tombstones).
 class KafkaPublisher final : public Publisher {
  public:
-  // `counters` outlive the publisher and count across producer replacements.
+  // `counters` outlive the publisher and count across producer replacements. With
+  // `transactions.producers` > 0 every batch is one Kafka transaction on a producer of the
+  // pool (transaction_pool.hpp); the shared producer then only answers probes.
   static Outcome<std::unique_ptr<KafkaPublisher>> create(const KafkaSettings& kafka,
                                                          TopicRouter router,
-                                                         ProducerCounters counters = {});
+                                                         ProducerCounters counters = {},
+                                                         TransactionSettings transactions = {});
 
   std::unique_ptr<InFlightDeliveries> send_each(
       const std::vector<const OutboxEvent*>& events,
@@ -32,6 +37,11 @@ class KafkaPublisher final : public Publisher {
   bool ready() override;
   void abandon_in_flight() override;
 
+  // relay.ordering: transactional: initialises every transactional producer (see
+  // TransactionPool::initialise_all); nothing without transactions.
+  void initialise_transactions(std::chrono::steady_clock::time_point deadline) {
+    if (transactions_) transactions_->initialise_all(deadline);
+  }
   // Start-up check: a broker answers within `timeout`.
   Status probe(std::chrono::milliseconds timeout);
   // For /readyz, without contacting the broker: no fatal error, not every broker down.
@@ -41,7 +51,15 @@ class KafkaPublisher final : public Publisher {
 
  private:
   KafkaPublisher(KafkaSettings kafka, TopicRouter router, std::shared_ptr<ProducerHandle> producer,
-                 ProducerCounters counters);
+                 ProducerCounters counters, std::unique_ptr<TransactionPool> transactions);
+  // Hands events[i] over to `producer`, recording in `batch` why any was not.
+  void hand_over(ProducerHandle& producer, KafkaBatch& batch,
+                 const std::vector<const OutboxEvent*>& events,
+                 std::chrono::steady_clock::time_point give_up_at,
+                 const std::function<void()>& still_waiting);
+  std::unique_ptr<InFlightDeliveries> send_in_transaction(
+      const std::vector<const OutboxEvent*>& events,
+      std::chrono::steady_clock::time_point enqueue_by, const std::function<void()>& still_waiting);
   // The producer to use now; a producer that hit a fatal error is retired here and replaced.
   // Its in-flight messages still get their reports (acknowledged or not) on the old handle.
   std::shared_ptr<ProducerHandle> current();
@@ -56,6 +74,7 @@ class KafkaPublisher final : public Publisher {
   std::mutex mutex_;
   std::shared_ptr<ProducerHandle> producer_;
   std::vector<std::weak_ptr<ProducerHandle>> retired_;
+  std::unique_ptr<TransactionPool> transactions_;  // null: no transactions
   std::atomic<bool> broker_seen_{false};
   std::mutex probe_mutex_;
   std::chrono::steady_clock::time_point next_probe_{};

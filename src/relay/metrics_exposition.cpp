@@ -83,7 +83,8 @@ std::string render_metrics(const MetricsSources& sources) {
               value_of(s.claim_waits)),
       counter("outbox_relay_events_chained_total",
               "Events claimed right behind the previous version of their aggregate in the same "
-              "claim, sent once that one was acknowledged (relay.chain_length).",
+              "claim, sent once that one was acknowledged, or in the same transaction with "
+              "ordering transactional (relay.chain_length).",
               value_of(s.events_chained)),
       counter("outbox_relay_db_errors_total", "Failed MySQL operations (retried).",
               value_of(s.db_errors)),

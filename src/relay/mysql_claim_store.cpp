@@ -206,7 +206,13 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
 
 size_t MysqlClaimStore::pending_scan_limit(size_t room) const {
   if (policy_.chain_length == 0) return room;
-  const double rows_per_head = 1 + head_share_ * rows_per_chain_;
+  // Until a chain ended on its own, a guess: a scan that filled the batch with heads would
+  // leave no room for any chain, and so never learn how long chains are.
+  constexpr double kFirstChainGuess = 7;
+  const double chain = rows_per_chain_ > 0
+                           ? rows_per_chain_
+                           : std::min(static_cast<double>(policy_.chain_length), kFirstChainGuess);
+  const double rows_per_head = 1 + head_share_ * chain;
   const auto heads = static_cast<size_t>(static_cast<double>(room) / rows_per_head);
   return std::clamp<size_t>(heads + 1, 1, room);
 }
@@ -217,16 +223,16 @@ void MysqlClaimStore::take_chains(size_t limit, const PayloadAllowance& bytes, C
   sql::PreparedStatement& statement = session_->prepare(claim_sql::select_chain(policy_.schema));
   for (const size_t head : chain_heads_) {
     if (batch.events.size() >= limit) break;
-    const bool whole = limit - batch.events.size() >= policy_.chain_length;
+    // The versions this chain may take: its length, or what room the batch has left.
+    const size_t allowed = std::min(policy_.chain_length, limit - batch.events.size());
     const size_t chained_before = batch.chained;
     // Copies: the batch grows below.
     const std::string head_id = batch.events[head].event_id;
     const std::string aggregate_type = batch.events[head].aggregate_type;
     const std::string aggregate_id = batch.events[head].aggregate_id;
     StatementParameters parameters(statement);
-    claim_sql::SelectChain{.aggregate_type = aggregate_type,
-                           .aggregate_id = aggregate_id,
-                           .limit = std::min(policy_.chain_length, limit - batch.events.size()) + 1}
+    claim_sql::SelectChain{
+        .aggregate_type = aggregate_type, .aggregate_id = aggregate_id, .limit = allowed + 1}
         .bind(parameters);
     std::unique_ptr<sql::ResultSet> rows;
     try {
@@ -259,9 +265,14 @@ void MysqlClaimStore::take_chains(size_t limit, const PayloadAllowance& bytes, C
       batch.events.push_back(std::move(event));
       ++batch.chained;
     }
-    if (whole) {
-      const auto taken = static_cast<double>(batch.chained - chained_before);
-      rows_per_chain_ = rows_per_chain_ == 0 ? taken : (rows_per_chain_ * 7 + taken) / 8;
+    // A chain that ended on its own (or at relay.chain_length) says how long chains are; one
+    // cut short by the batch's room says only that they are at least that long. Without the
+    // distinction a chain_length above the batch size never learned a length, and every
+    // claim scanned a whole window of heads with no room left for their chains.
+    const size_t taken = batch.chained - chained_before;
+    if (taken < allowed || allowed == policy_.chain_length) {
+      const auto sample = static_cast<double>(taken);
+      rows_per_chain_ = rows_per_chain_ == 0 ? sample : (rows_per_chain_ * 7 + sample) / 8;
     }
   }
   // A version right behind a head in the scan's own window read as held back by it.

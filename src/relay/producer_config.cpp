@@ -45,7 +45,10 @@ std::string forbidden_reason(const std::string& name, const std::string& value) 
       value != "-1") {
     return "must stay all: an event is marked PUBLISHED only once every in-sync replica has it";
   }
-  if (name == "transactional.id") return "is not supported: the relay does not use transactions";
+  if (name == "transactional.id") {
+    return "is set by the relay: relay.ordering: transactional names one per producer after "
+           "relay.instance_id";
+  }
   if (name == "delivery.report.only.error" && lowercase(value) != "false") {
     return "must stay false: the relay marks an event PUBLISHED on its successful delivery "
            "report, so without them nothing would ever be marked";
@@ -55,21 +58,33 @@ std::string forbidden_reason(const std::string& name, const std::string& value) 
 
 }  // namespace
 
-std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka) {
+std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka,
+                                                  const TransactionalIdentity* transactional) {
   std::vector<ProducerProperty> out;
   for (const auto& [name, value] : relay_defaults())
     out.push_back({name, value, "default"});
+  if (transactional != nullptr) {
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(transactional->default_timeout);
+    out.push_back({"transaction.timeout.ms", std::to_string(ms.count()),
+                   "relay.lease (relay.ordering: transactional)"});
+  }
   for (const ScalarAt& property : kafka.properties) {
     out.push_back({property.key, property.value, "kafka.properties"});
   }
   out.push_back({"bootstrap.servers", kafka.bootstrap_servers, "kafka.bootstrap_servers"});
   out.push_back({"enable.idempotence", "true", "required by the relay"});
   out.push_back({"acks", "all", "required by the relay"});
+  if (transactional != nullptr) {
+    out.push_back(
+        {"transactional.id", transactional->transactional_id, "relay.ordering: transactional"});
+  }
   return out;
 }
 
-Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka) {
-  return make_kafka_conf(producer_properties(kafka));
+Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka,
+                                        const TransactionalIdentity* transactional) {
+  return make_kafka_conf(producer_properties(kafka, transactional));
 }
 
 void validate_producer_properties(const KafkaSettings& kafka, ConfigDiagnostics& diagnostics) {

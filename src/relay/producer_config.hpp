@@ -15,12 +15,21 @@ namespace outbox {
 // One librdkafka property as the relay applies it, and why it has that value.
 using ProducerProperty = KafkaProperty;
 
+// A transactional producer's identity (relay.ordering: transactional, transaction_pool.hpp).
+struct TransactionalIdentity {
+  std::string transactional_id;
+  Micros default_timeout{};  // transaction.timeout.ms unless kafka.properties sets it
+};
+
 // The effective producer properties, in the order they are applied: the relay's defaults,
 // then the user's kafka.properties, then the settings the relay's guarantees depend on.
-std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka);
+// With `transactional`, its timeout is a default and its transactional.id a requirement.
+std::vector<ProducerProperty> producer_properties(
+    const KafkaSettings& kafka, const TransactionalIdentity* transactional = nullptr);
 
 // A librdkafka conf holding producer_properties(); the error names the property.
-Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka);
+Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka,
+                                        const TransactionalIdentity* transactional = nullptr);
 
 // Checks kafka.properties at load time: names and values librdkafka rejects, and overrides
 // of what the relay must control, reported at their lines.

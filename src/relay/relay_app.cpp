@@ -113,6 +113,22 @@ TopicRouter make_router(const KafkaSettings& kafka) {
   return {TopicTemplate::parse(kafka.topic).value(), std::move(overrides)};
 }
 
+// relay.ordering: transactional: one transactional producer per batch that can be in flight,
+// named after the instance so that a restarted relay fences what its predecessor left open.
+// The longest the start waits for transactional producers to initialise; the ones not ready
+// by then initialise when a batch first needs them.
+constexpr std::chrono::seconds kTransactionsInitialiseTimeout{10};
+
+TransactionSettings transaction_settings(const RelayConfig& config,
+                                         const std::string& instance_id) {
+  TransactionSettings settings;
+  if (!config.relay.transactional) return settings;
+  settings.id_prefix = "outbox-relay-" + instance_id;
+  settings.producers = static_cast<size_t>(config.relay.workers) * WorkerSettings{}.pipeline_depth;
+  settings.timeout = config.relay.lease;
+  return settings;
+}
+
 ClaimStoreFactory store_factory(const RelayConfig& config,
                                 const std::shared_ptr<DueScanSchedule>& due_scans) {
   return [&config, due_scans]() -> Outcome<std::unique_ptr<ClaimStore>> {
@@ -188,8 +204,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   spdlog::info(
       "outbox-relay starting: claimant {}, {} workers, batch {}, ordering {}, lease {}, poll {}, "
       "mysql {}, kafka {}",
-      claimant, config.relay.workers, config.relay.batch_size,
-      config.relay.ordering == Ordering::kNone ? "none" : "per_aggregate",
+      claimant, config.relay.workers, config.relay.batch_size, ordering_name(config.relay),
       format_duration(config.relay.lease), format_duration(config.relay.poll_interval),
       config.mysql.describe(), config.kafka.bootstrap_servers);
   init_mysql_driver();
@@ -233,7 +248,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
 
   Outcome<std::unique_ptr<KafkaPublisher>> publisher =
       KafkaPublisher::create(config.kafka, make_router(config.kafka),
-                             ProducerCounters{&stats.broker_errors, &stats.kafka_requests});
+                             ProducerCounters{&stats.broker_errors, &stats.kafka_requests},
+                             transaction_settings(config, instance_id));
   if (!publisher) {
     spdlog::critical("{}", publisher.error().message);
     return kExitConfig;
@@ -310,6 +326,11 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     spdlog::info("stopped before start-up completed; nothing was claimed");
     return 0;
   }
+  // Before the first claim: each transactional producer's initialisation fences the producer
+  // of the same id a predecessor (this relay before a restart) left, and aborts its open
+  // transaction, which read_committed consumers of its partitions wait behind.
+  publisher.value()->initialise_transactions(std::chrono::steady_clock::now() +
+                                             kTransactionsInitialiseTimeout);
 
   const ClaimStoreFactory open_store =
       store_factory(config, std::make_shared<DueScanSchedule>(config.relay.reclaim_interval));
@@ -324,6 +345,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     settings.backoff_max = config.relay.backoff_max;
     settings.max_attempts = config.relay.max_attempts;
     settings.max_lease_expiries = config.relay.max_lease_expiries;
+    settings.transactional = config.relay.transactional;
     settings.claim_bytes = config.relay.max_in_flight_bytes /
                            (static_cast<uint64_t>(config.relay.workers) * settings.pipeline_depth);
     workers.emplace_back([&, settings] {

@@ -74,11 +74,13 @@ RelaySettings read_relay(YamlSection section) {
       minutes(1), hours(1));
   relay.backoff_initial = backoff.initial;
   relay.backoff_max = backoff.max;
-  relay.ordering = section.choice("ordering", "per_aggregate", {"per_aggregate", "none"}) == "none"
-                       ? Ordering::kNone
-                       : Ordering::kPerAggregate;
-  relay.chain_length =
-      static_cast<int>(section.integer("chain_length", relay.chain_length, 0, 1000));
+  const std::string ordering =
+      section.choice("ordering", "per_aggregate", {"per_aggregate", "transactional", "none"});
+  relay.ordering = ordering == "none" ? Ordering::kNone : Ordering::kPerAggregate;
+  relay.transactional = ordering == "transactional";
+  relay.chain_length = static_cast<int>(section.integer(
+      "chain_length", relay.transactional ? kTransactionalChainLength : relay.chain_length, 0,
+      1000));
   relay.max_attempts =
       static_cast<int>(section.integer("max_attempts", relay.max_attempts, 1, 1000));
   const YamlSection::DurationRange retry_backoff = section.duration_range(
@@ -187,6 +189,11 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   return config;
 }
 
+std::string ordering_name(const RelaySettings& relay) {
+  if (relay.ordering == Ordering::kNone) return "none";
+  return relay.transactional ? "transactional" : "per_aggregate";
+}
+
 claim_sql::Schema claim_schema(const RelayConfig& config) {
   // Both were validated as plain identifiers when the config was loaded.
   std::vector<SqlIdentifier> columns;
@@ -227,8 +234,7 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "reclaim_interval" << YAML::Value << duration(relay.reclaim_interval);
   out << YAML::Key << "backoff_initial" << YAML::Value << duration(relay.backoff_initial);
   out << YAML::Key << "backoff_max" << YAML::Value << duration(relay.backoff_max);
-  out << YAML::Key << "ordering" << YAML::Value
-      << (relay.ordering == Ordering::kNone ? "none" : "per_aggregate");
+  out << YAML::Key << "ordering" << YAML::Value << ordering_name(relay);
   out << YAML::Key << "chain_length" << YAML::Value << relay.chain_length;
   out << YAML::Key << "max_attempts" << YAML::Value << relay.max_attempts;
   out << YAML::Key << "retry_backoff_initial" << YAML::Value

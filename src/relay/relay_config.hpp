@@ -39,9 +39,14 @@ struct RelaySettings {
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
   Ordering ordering = Ordering::kPerAggregate;
+  // relay.ordering: transactional: per_aggregate's claims, and each batch is one Kafka
+  // transaction (transaction_pool.hpp); consumers must read with isolation.level
+  // read_committed for the order to hold.
+  bool transactional = false;
   // per_aggregate: how many versions right behind an aggregate's oldest unpublished event one
   // claim takes with it, each sent once the broker acknowledged the one before. 0: one event
-  // per aggregate in flight, the rest wait for its mark.
+  // per aggregate in flight, the rest wait for its mark. transactional: kTransactionalChainLength
+  // unless set.
   int chain_length = 7;
   int max_attempts = 10;
   Micros retry_backoff_initial = std::chrono::seconds(1);
@@ -54,6 +59,13 @@ struct RelaySettings {
   // Payload bytes one process may hold (claimed and in flight); one larger row still goes alone.
   uint64_t max_in_flight_bytes = uint64_t{64} << 20;
 };
+
+// relay.chain_length's default with ordering: transactional: as many versions as the batch has
+// room for. A chain costs no round trip per version there (the batch is one transaction),
+// while each head with a chain costs one read of idx_outbox_aggregate, so fewer, longer chains
+// claim faster: measured 8.3k/s with 7 against 12.3k/s (unordered: 13.7k/s) on a backlog of
+// ~100 versions per aggregate.
+inline constexpr int kTransactionalChainLength = 1000;
 
 // The longest a broker probe takes (the start-up wait's; a worker's while no broker answers
 // is shorter): part of the longest wait metrics.stall_timeout must exceed.
@@ -81,6 +93,9 @@ struct RelayConfig {
   RetentionSettings retention;  // read by outboxctl purge; the relay ignores it
   OutboxctlSettings outboxctl;  // outboxctl's own MySQL account; the relay ignores it
 };
+
+// relay.ordering as written in the configuration: none, per_aggregate or transactional.
+std::string ordering_name(const RelaySettings& relay);
 
 // Reads and validates the whole file. Every problem goes to `diagnostics` (all of them, with
 // file:line and key path); a config is returned only when there were none. This is the one

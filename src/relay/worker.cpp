@@ -202,7 +202,7 @@ void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool 
   try {
     // A full producer queue is a legitimate wait: it ticks.
     std::function<void()> tick = [this] { health_.tick(settings_.index); };
-    if (batch.after.empty()) {
+    if (batch.after.empty() || settings_.transactional) {
       deliveries = publisher_.send(batch.events, enqueue_by, tick);
     } else {
       // Versions behind their aggregate's head go once the one before them is acknowledged,

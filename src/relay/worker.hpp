@@ -37,6 +37,9 @@ struct WorkerSettings {
   // Batches published but not yet settled. 2 lets the claim of batch k+1 overlap the broker
   // round trip of batch k.
   size_t pipeline_depth = 2;
+  // relay.ordering: transactional: a batch is one Kafka transaction, so an aggregate's versions
+  // go together instead of one wave per version (chained_deliveries.hpp).
+  bool transactional = false;
 };
 
 // Opens a fresh ClaimStore (a new DB session) after a connection failure.

@@ -371,6 +371,30 @@ TEST_CASE("in ordered mode with chains a claim takes the versions right behind e
   CHECK(db.count("status = 'PENDING' AND aggregate_id = 'agg-1' AND event_version <= 4") == 0);
 }
 
+TEST_CASE("chains longer than the batch still leave room: the scan takes few heads",
+          "[claim-store][ordering][chains]") {
+  TestDatabase db;
+  insert_interleaved(db, "cll-", 20, 5);  // 20 aggregates x 5 versions, v1 of each first
+  // ordering: transactional's default: as long as the batch has room for.
+  outbox::ClaimPolicy chained = policy(outbox::Ordering::kPerAggregate, 1h);
+  chained.chain_length = 1000;
+  MysqlClaimStore store = open_store(db, chained);
+  // The first claim knows nothing of the backlog: a window of heads, no room for chains.
+  auto first = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s);
+  REQUIRE(first);
+  CHECK(first.value().events.size() == 10);
+  CHECK(first.value().chained == 0);
+  // It saw that every head had versions behind it: the next claim scans a few heads only and
+  // fills the batch with their chains (agg-11 v2..v5 whole, agg-12 v2..v4 to the batch's
+  // end, agg-13's head alone) instead of another window of heads that leaves no room, claim
+  // after claim.
+  auto second = store.claim(LeaseToken("relay-a", 0, 2), 10, 30s);
+  REQUIRE(second);
+  CHECK(second.value().events.size() == 10);
+  CHECK(second.value().chained == 7);
+  CHECK(ids_of(second.value()).front() == event_id_of(db, "agg-11", 1));
+}
+
 TEST_CASE("in ordered mode a chain stops short of a row another claim holds, never skips it",
           "[claim-store][ordering][chains]") {
   TestDatabase db;

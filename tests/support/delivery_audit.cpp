@@ -90,9 +90,16 @@ std::string DuplicateCauses::summary() const {
 
 DuplicateCauses explain_duplicates(const TestDatabase& db,
                                    const std::vector<harness::KafkaRecord>& records,
-                                   const std::vector<const RelayProcess*>& relays) {
+                                   const std::vector<const RelayProcess*>& relays,
+                                   const std::vector<const RelayProcess*>& killed) {
   verify::DuplicateEvidence evidence;
   evidence.topic = records;
+  // Keyed by the lease tokens' first part, the instance id: a relay restarted with the same
+  // instance id shares it (its own unlogged claims would count as killed too).
+  for (const RelayProcess* relay : killed) {
+    const std::string claimant = logged_claimant(*relay);
+    evidence.killed_relay_instances[claimant.substr(0, claimant.find('/'))] = 0;
+  }
   for (const auto& row :
        db.query("SELECT event_id, published_by FROM outbox_event WHERE status = 'PUBLISHED'")) {
     evidence.published_by[row[0]] = row[1];

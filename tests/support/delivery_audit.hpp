@@ -50,8 +50,11 @@ struct DuplicateCauses {
   std::string summary() const;
 };
 
+// `killed`: those of `relays` the test killed -9 (a claim of theirs that left a copy but
+// logged nothing of it is a killed publisher's, "publisher killed before its mark").
 DuplicateCauses explain_duplicates(const TestDatabase& db,
                                    const std::vector<harness::KafkaRecord>& records,
-                                   const std::vector<const RelayProcess*>& relays);
+                                   const std::vector<const RelayProcess*>& relays,
+                                   const std::vector<const RelayProcess*>& killed = {});
 
 }  // namespace outbox::test

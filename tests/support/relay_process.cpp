@@ -63,6 +63,17 @@ bool logged(const RelayProcess& relay, const std::string& text) {
   return relay.log().find(text) != std::string::npos;
 }
 
+std::string logged_claimant(const RelayProcess& relay) {
+  const std::string marker = "outbox-relay starting: claimant ";
+  const std::string text = relay.log();
+  const size_t at = text.find(marker);
+  if (at == std::string::npos) throw std::runtime_error("the relay did not log its claimant");
+  const size_t start = at + marker.size();
+  const size_t end = text.find(',', start);
+  if (end == std::string::npos) throw std::runtime_error("the relay's start line ends early");
+  return text.substr(start, end - start);
+}
+
 CommandResult run_outboxctl(const std::string& config_file, std::vector<std::string> args) {
   args.insert(args.begin(), {outboxctl_binary(), "--config", config_file});
   return run_command(args);

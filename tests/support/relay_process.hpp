@@ -50,6 +50,10 @@ void stop_gracefully(RelayProcess& relay);
 
 bool logged(const RelayProcess& relay, const std::string& text);
 
+// The claimant id the relay logged at its start ("outbox-relay starting: claimant <id>, ..."):
+// the prefix of every lease_owner and published_by it writes, "<instance id>/<nonce>".
+std::string logged_claimant(const RelayProcess& relay);
+
 // outboxctl --config config_file args...
 CommandResult run_outboxctl(const std::string& config_file, std::vector<std::string> args);
 

@@ -44,6 +44,7 @@ class TestKafkaCluster {
 
 // kcat and a non-member librdkafka client as independent clients (src/tools/harness).
 using harness::committed_offsets;
+using harness::Isolation;
 using harness::KafkaRecord;
 using harness::produce_with_kcat;
 using harness::read_topic;

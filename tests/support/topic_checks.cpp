@@ -79,6 +79,19 @@ VersionOrder version_order(const std::vector<harness::KafkaRecord>& records, int
   return order;
 }
 
+long long offsets_without_record(const std::vector<harness::KafkaRecord>& records) {
+  std::map<int, std::pair<long long, long long>> partitions;  // last offset, records
+  for (const harness::KafkaRecord& record : records) {
+    auto [at, fresh] = partitions.try_emplace(record.partition, record.offset, 0);
+    at->second.first = std::max(at->second.first, record.offset);
+    ++at->second.second;
+  }
+  long long gaps = 0;
+  for (const auto& [partition, last_and_count] : partitions)
+    gaps += last_and_count.first + 1 - last_and_count.second;
+  return gaps;
+}
+
 void check_insert_events_records(const std::vector<harness::KafkaRecord>& records,
                                  const std::string& prefix, int aggregates) {
   for (const auto& record : records) {

@@ -36,6 +36,13 @@ struct VersionOrder {
 };
 VersionOrder version_order(const std::vector<harness::KafkaRecord>& records, int versions);
 
+// Offsets of `records` (one read of a whole topic from the beginning) that hold no record:
+// below each partition's last record, those a transaction's commit or abort marker took (a
+// control record, which no consumer is given), or those of records the read skipped
+// (read_committed: aborted ones). A topic only idempotent, non-transactional producers wrote
+// has none.
+long long offsets_without_record(const std::vector<harness::KafkaRecord>& records);
+
 // CHECKs that every record is one of TestDatabase::insert_events(prefix, "order", aggregates)
 // as the relay sends it: topic outbox.order, key = aggregate id, value = payload, and the
 // event_id / event_type / event_version / aggregate_type headers.

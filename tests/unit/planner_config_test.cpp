@@ -64,6 +64,8 @@ TEST_CASE("a minimal planner config gets the consumer's defaults", "[planner-con
   const auto properties = properties_of(consumer);
   CHECK(properties.at("enable.auto.commit") == "false");
   CHECK(properties.at("enable.auto.offset.store") == "false");
+  // relay.ordering: transactional's aborted copies must stay invisible.
+  CHECK(properties.at("isolation.level") == "read_committed");
   CHECK(properties.at("auto.offset.reset") == "earliest");
   CHECK(properties.at("group.id") == "notification-planner");
   CHECK(properties.at("bootstrap.servers") == "k1:9092");

@@ -272,3 +272,37 @@ TEST_CASE("printing the config hides secrets", "[config]") {
   CHECK(printed.find("sasl.password: \"*****\"") != std::string::npos);
   CHECK(printed.find("password: \"*****\"") != std::string::npos);
 }
+
+TEST_CASE("ordering transactional: per-aggregate claims, one Kafka transaction per batch",
+          "[config]") {
+  const Loaded plain = load(kMinimal);
+  REQUIRE(plain.config);
+  CHECK(plain.config->relay.ordering == outbox::Ordering::kPerAggregate);
+  CHECK_FALSE(plain.config->relay.transactional);
+  CHECK(outbox::ordering_name(plain.config->relay) == "per_aggregate");
+
+  const Loaded loaded = load(kMinimal + "relay:\n  ordering: transactional\n");
+  REQUIRE(loaded.errors.empty());
+  REQUIRE(loaded.config);
+  CHECK(loaded.config->relay.ordering == outbox::Ordering::kPerAggregate);
+  CHECK(loaded.config->relay.transactional);
+  // Chains cost no round trip per version there: as long as the batch has room for.
+  CHECK(loaded.config->relay.chain_length == outbox::kTransactionalChainLength);
+  CHECK(plain.config->relay.chain_length == 7);
+  CHECK(outbox::print_relay_config(*loaded.config).find("ordering: transactional") !=
+        std::string::npos);
+
+  // The relay names each producer's transactional.id: a user's would be shared by all.
+  const Loaded own_id = load(kMinimal +
+                             "  properties:\n"
+                             "    transactional.id: mine\n"
+                             "relay:\n"
+                             "  ordering: transactional\n");
+  CHECK(own_id.errors.find(
+            "relay.yaml:7: kafka.properties.transactional.id: is set by the relay: "
+            "relay.ordering: transactional names one per producer after relay.instance_id") !=
+        std::string::npos);
+
+  const Loaded unknown = load(kMinimal + "relay:\n  ordering: transactions\n");
+  CHECK(unknown.errors.find("relay.yaml:7: relay.ordering:") != std::string::npos);
+}

@@ -69,3 +69,20 @@ TEST_CASE("a short chaos soak loses nothing and explains its duplicates by fault
   CHECK(rows.count("broker_kill") == 0);  // the mock has no node to kill
   CHECK(run.report["faults"]["notOnThisBroker"]["broker_kill"].IsDefined());
 }
+
+TEST_CASE("a short chaos soak with ordering transactional loses nothing either", "[verify][soak]") {
+  TempDir dir;
+  const auto run =
+      run_verify({"soak", "--ordering", "transactional", "--events", "3000", "--faults", "20",
+                  "--partitions", "8", "--work-dir", dir.file("work")},
+                 dir.file("soak.yaml"), "chaosSoak");
+  INFO(run.result.err);
+  INFO(run.report_text);
+  REQUIRE(run.report.IsMap());
+  // The relays really ran transactional: the soak names the mode, each relay its producers.
+  CHECK(run.result.err.find("relay.ordering transactional") != std::string::npos);
+  std::cout << "[figures] soak with ordering transactional on the mock cluster, seed "
+            << run.report["seed"] << ", " << run.report["shape"]["seconds"] << " s:\n"
+            << outbox::test::soak_table(run);
+  (void)outbox::test::check_soak_report(run, 3000, 20);
+}

@@ -32,6 +32,10 @@ struct RdKafkaPartitionListDeleter {
   }
 };
 
+struct RdKafkaErrorDeleter {
+  void operator()(rd_kafka_error_t* error) const { rd_kafka_error_destroy(error); }
+};
+
 using RdKafkaConf = std::unique_ptr<rd_kafka_conf_t, RdKafkaConfDeleter>;
 using RdKafkaHandle = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
 using RdKafkaHeaders = std::unique_ptr<rd_kafka_headers_t, RdKafkaHeadersDeleter>;
@@ -39,6 +43,8 @@ using RdKafkaMetadata = std::unique_ptr<const rd_kafka_metadata_t, RdKafkaMetada
 using RdKafkaMessage = std::unique_ptr<rd_kafka_message_t, RdKafkaMessageDeleter>;
 using RdKafkaPartitionList =
     std::unique_ptr<rd_kafka_topic_partition_list_t, RdKafkaPartitionListDeleter>;
+// What the transactional API returns: null for success.
+using RdKafkaError = std::unique_ptr<rd_kafka_error_t, RdKafkaErrorDeleter>;
 
 // Adds one header (names and values are length-delimited: neither needs a terminating NUL).
 inline void add_header(rd_kafka_headers_t* headers, std::string_view name, std::string_view value) {

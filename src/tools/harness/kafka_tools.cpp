@@ -126,11 +126,14 @@ std::vector<ExactRecord> read_topic_exact(const std::string& bootstrap, const st
   return records;
 }
 
-std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::string& topic) {
+std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::string& topic,
+                                    Isolation isolation) {
   // \x1f separates fields and \x1e records: neither occurs in keys, headers or JSON payloads.
   const CommandResult result =
-      run_command({"kcat", "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f",
-                   R"(%t\x1f%p\x1f%o\x1f%T\x1f%k\x1f%h\x1f%s\x1e)"});
+      run_command({"kcat", "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-X",
+                   isolation == Isolation::kReadCommitted ? "isolation.level=read_committed"
+                                                          : "isolation.level=read_uncommitted",
+                   "-f", R"(%t\x1f%p\x1f%o\x1f%T\x1f%k\x1f%h\x1f%s\x1e)"});
   if (result.status != 0) throw std::runtime_error("kcat failed: " + result.err);
   std::vector<KafkaRecord> records;
   for (const std::string& line : split(result.out, '\x1e')) {

@@ -22,7 +22,12 @@ struct KafkaRecord {
 // Every record of `topic` from the beginning, read with kcat. Keys, headers and values are
 // text without the bytes \x1e and \x1f; a header value holding a comma reads wrongly (kcat's
 // %h is "name=value,name=value"): use read_topic_exact for those.
-std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::string& topic);
+// `isolation` is kcat's isolation.level: read_committed (librdkafka's default) sees only
+// committed transactions; read_uncommitted also the aborted ones (relay.ordering:
+// transactional's aborted copies).
+enum class Isolation { kReadCommitted, kReadUncommitted };
+std::vector<KafkaRecord> read_topic(const std::string& bootstrap, const std::string& topic,
+                                    Isolation isolation = Isolation::kReadCommitted);
 
 // One record byte for byte as kcat read it: a null key or value (a tombstone) is nullopt,
 // headers in message order with their exact values (a header without a value is nullopt).

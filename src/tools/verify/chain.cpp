@@ -63,9 +63,13 @@ std::map<std::string, std::string> environment_for(const std::string& failpoints
 std::unique_ptr<harness::DaemonProcess> Chain::start_relay(
     const std::string& name, const harness::RelayConfigSettings& settings,
     const std::string& failpoints, const std::string& account) {
+  harness::RelayConfigSettings with = settings;
+  if (!setup_.relay_ordering.empty()) {
+    with.extra_relay_settings += "  ordering: " + setup_.relay_ordering + "\n";
+  }
   return std::make_unique<harness::DaemonProcess>(
       programs().relay, work_dir(), name,
-      harness::relay_config_yaml(mysql_yaml(account), bootstrap(), settings),
+      harness::relay_config_yaml(mysql_yaml(account), bootstrap(), with),
       environment_for(failpoints));
 }
 

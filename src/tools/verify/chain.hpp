@@ -32,6 +32,8 @@ struct ChainSetup {
   BrokerKind broker = BrokerKind::kMock;
   int brokers = 3;  // the mock's; the real cluster has 3 nodes
   int partitions = 4;
+  // relay.ordering of every relay the run starts (--ordering); empty: the relay's default.
+  std::string relay_ordering{};
 };
 
 // Orders for one writer process (outbox-loadgen): ids first_order_id.., request id

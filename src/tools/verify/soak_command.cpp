@@ -71,15 +71,18 @@ int run_soak_command(const SoakCommand& command) {
     ChainSetup chain_setup{setup->programs, server->endpoint(), setup->database, setup->work_dir};
     chain_setup.partitions = command.partitions;
     chain_setup.broker = command.common.kafka;
+    chain_setup.relay_ordering = command.common.ordering;
     chain = std::make_unique<Chain>(chain_setup);
   } catch (const std::exception& e) {
     spdlog::error("cannot set the soak up: {}", e.what());
     if (setup->owned_dir) setup->owned_dir->keep();
     return 69;
   }
-  spdlog::info("MariaDB of the soak on port {} (data in {}), {} Kafka at {}, files in {}",
-               server->endpoint().port, server_dir, broker_kind_name(command.common.kafka),
-               chain->bootstrap(), setup->work_dir);
+  spdlog::info(
+      "MariaDB of the soak on port {} (data in {}), {} Kafka at {}, relay.ordering {}, files in {}",
+      server->endpoint().port, server_dir, broker_kind_name(command.common.kafka),
+      chain->bootstrap(),
+      command.common.ordering.empty() ? "per_aggregate" : command.common.ordering, setup->work_dir);
 
   const SoakShape soak_shape{command.events, command.relays, command.consumers, shape.writers};
   SoakRun run(*chain, *server, soak_shape, schedule);

@@ -282,6 +282,7 @@ YAML::Node build_report(const WindowsEvidence& evidence, const harness::MariadbC
   doc["experimentId"] = evidence.experiment_id;
   doc["database"] = evidence.database;
   doc["kafka"] = evidence.broker;
+  doc["relayOrdering"] = evidence.ordering;
   doc["versions"] = evidence.versions;
   if (const TracedOrder* order = headline_order(evidence)) {
     doc["event"]["requestId"] = order->request_id;

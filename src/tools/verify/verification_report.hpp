@@ -19,6 +19,7 @@ struct WindowsEvidence {
   std::string experiment_id;
   std::string database;  // where every state of the run can still be looked up (--keep)
   std::string broker;    // "mock" | "real" (--kafka)
+  std::string ordering;  // the relays' relay.ordering (--ordering)
   YAML::Node versions;
   std::vector<InjectionReport> injections;
   std::vector<UncommittedRedelivery> redeliveries;

@@ -14,7 +14,7 @@ const char* const kUsage =
     "       outbox-verify soak [--events N] [--relays N] [--consumers N] [--faults N]\n"
     "                     [--seed N] [--partitions N] [--mariadb-dir DIR] [COMMON]\n"
     "COMMON: [--kafka mock|real] [--kafka-script FILE] [--bin-dir DIR] [--work-dir DIR]\n"
-    "        [--report FILE] [--keep]\n"
+    "        [--report FILE] [--keep] [--ordering none|per_aggregate|transactional]\n"
     "  windows (the default) forces a fault in each of the seven windows of the chain (writer ->\n"
     "  outbox -> relay -> broker -> consumer) against the MariaDB server given (a fresh database\n"
     "  on it) and a broker of its own, and writes the repeatableDeliveryVerification report.\n"
@@ -22,6 +22,8 @@ const char* const kUsage =
     "  real a 3-node Apache Kafka cluster started by scripts/kafka-cluster.sh (--kafka-script\n"
     "  FILE: where that script is; default: the source tree this verifier was built from).\n"
     "  --without-fault N runs window N without its fault: a self-test, the report must FAIL.\n"
+    "  --ordering sets relay.ordering of every relay started (default: the relay's own,\n"
+    "  per_aggregate); transactional's consumers read read_committed, as the planner does.\n"
     "  soak runs the whole chain under a randomised schedule of faults, on a MariaDB server of\n"
     "  its own that it restarts (scripts/local-mariadb.sh under --mariadb-dir), and prints the\n"
     "  seed: --seed N replays the schedule. Exit 0 when everything held, 1 when something\n"
@@ -68,6 +70,9 @@ bool common_flag(std::string_view flag, const std::string& value, CommonOptions&
     if (valid) common.kafka = *kind;
   } else if (flag == "--kafka-script") {
     common.kafka_script = value;
+  } else if (flag == "--ordering") {
+    valid = value == "none" || value == "per_aggregate" || value == "transactional";
+    if (valid) common.ordering = value;
   } else {
     return false;
   }

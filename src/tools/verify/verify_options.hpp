@@ -18,6 +18,7 @@ struct CommonOptions {
   bool keep = false;     // keep the work directory and the database even when everything passed
   BrokerKind kafka = BrokerKind::kMock;  // --kafka mock|real
   std::string kafka_script;              // --kafka-script; empty: this source tree's
+  std::string ordering;  // --ordering none|per_aggregate|transactional; empty: the default
 };
 
 // outbox-verify [windows]: the seven windows and the seed's report.

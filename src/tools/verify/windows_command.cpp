@@ -21,6 +21,7 @@ int run_windows_command(const WindowsCommand& command) {
                broker_kind_name(command.common.kafka), run->work_dir);
   ChainSetup setup{run->programs, command.server, run->database, run->work_dir};
   setup.broker = command.common.kafka;
+  setup.relay_ordering = command.common.ordering;
   std::unique_ptr<Chain> chain;
   try {
     chain = std::make_unique<Chain>(setup);
@@ -34,6 +35,7 @@ int run_windows_command(const WindowsCommand& command) {
   evidence.experiment_id = run->experiment_id;
   evidence.database = run->database;
   evidence.broker = broker_kind_name(command.common.kafka);
+  evidence.ordering = command.common.ordering.empty() ? "per_aggregate" : command.common.ordering;
   {
     SevenWindows windows(*chain, WindowsOptions{command.windows, command.without_fault});
     evidence.injections = windows.run();
