@@ -54,7 +54,10 @@ DebeziumConnect::DebeziumConnect(const DebeziumTarget& target, const std::string
                                script_output("plugin-path") + "\nlisteners=http://127.0.0.1:0\n");
   //  - snapshot.mode=no_data: an outbox connector streams new events; it does not replay the
   //    table's history as snapshot reads (the Outbox Event Router's documented set-up).
-  //  - database/table include lists: the outbox table only.
+  //  - database/table include lists: the outbox table only; and its schema history records
+  //    the DDL of the captured database and table only (store.only.captured.*.ddl). Without
+  //    them its start reads the structure of every table on the server, and a test that drops
+  //    its own database meanwhile made it fail ("Table t_..._orders doesn't exist").
   //  - the router's column mapping: the seed's outbox_event columns (event_id, aggregate_id,
   //    payload, aggregate_type) and the relay's headers (event_type, event_version,
   //    aggregate_type), so both systems send the same message; the topic is the run's own.
@@ -71,6 +74,8 @@ DebeziumConnect::DebeziumConnect(const DebeziumTarget& target, const std::string
           target.database.database + "\ntable.include.list=" + target.database.database +
           ".outbox_event\n"
           "snapshot.mode=no_data\n"
+          "schema.history.internal.store.only.captured.databases.ddl=true\n"
+          "schema.history.internal.store.only.captured.tables.ddl=true\n"
           "schema.history.internal.kafka.bootstrap.servers=" +
           target.bootstrap + "\nschema.history.internal.kafka.topic=" +
           target.schema_changes_topic + ".history." + std::to_string(server_id) +
