@@ -113,12 +113,12 @@ TopicRouter make_router(const KafkaSettings& kafka) {
   return {TopicTemplate::parse(kafka.topic).value(), std::move(overrides)};
 }
 
-// relay.ordering: transactional: one transactional producer per batch that can be in flight,
-// named after the instance so that a restarted relay fences what its predecessor left open.
 // The longest the start waits for transactional producers to initialise; the ones not ready
 // by then initialise when a batch first needs them.
 constexpr std::chrono::seconds kTransactionsInitialiseTimeout{10};
 
+// relay.ordering: transactional: one transactional producer per batch that can be in flight,
+// named after the instance so that a restarted relay fences what its predecessor left open.
 TransactionSettings transaction_settings(const RelayConfig& config,
                                          const std::string& instance_id) {
   TransactionSettings settings;

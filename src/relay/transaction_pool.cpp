@@ -35,6 +35,23 @@ bool is_fenced(int code) {
   return code == RD_KAFKA_RESP_ERR_PRODUCER_FENCED || code == RD_KAFKA_RESP_ERR__FENCED;
 }
 
+// Calls `call(timeout_ms)` (commit or abort) again while it fails retriably (a coordinator
+// moving, say), until `timeout`; returns its last error, null once it succeeded.
+template <typename Call>
+RdKafkaError retry_until_done(Micros timeout, const Call& call) {
+  const auto deadline = steady_clock::now() + timeout;
+  const auto cap = std::chrono::duration_cast<milliseconds>(timeout);
+  for (;;) {
+    RdKafkaError error(call(remaining_ms(deadline, cap)));
+    if (!error || rd_kafka_error_txn_requires_abort(error.get()) ||
+        rd_kafka_error_is_fatal(error.get()) || !rd_kafka_error_is_retriable(error.get()) ||
+        steady_clock::now() >= deadline) {
+      return error;
+    }
+    std::this_thread::sleep_for(kRetryPause);
+  }
+}
+
 }  // namespace
 
 TransactionPool::TransactionPool(KafkaSettings kafka, TransactionSettings settings,
@@ -201,55 +218,36 @@ TransactionPool::Transaction::~Transaction() {
 }
 
 TransactionEnd TransactionPool::Transaction::commit(Micros timeout) {
-  const auto deadline = steady_clock::now() + timeout;
-  for (;;) {
-    // Flushes the transaction's messages first; all of them have their reports by now.
-    const RdKafkaError error(rd_kafka_commit_transaction(
-        producer_->get(),
-        remaining_ms(deadline, std::chrono::duration_cast<milliseconds>(timeout))));
-    if (!error) return finish(TransactionEnd{TransactionFate::kCommitted, 0, ""});
-    const int code = rd_kafka_error_code(error.get());
-    const std::string what = id() + ": commit_transaction: " + describe(error.get());
-    if (rd_kafka_error_txn_requires_abort(error.get())) {
-      TransactionEnd aborted = abort(timeout);
-      if (aborted.fate == TransactionFate::kAborted) {
-        aborted.error_code = code;
-        aborted.error = what;
-      }
-      return aborted;
+  // Flushes the transaction's messages first; all of them have their reports by now.
+  const RdKafkaError error = retry_until_done(
+      timeout, [this](int ms) { return rd_kafka_commit_transaction(producer_->get(), ms); });
+  if (!error) return finish(TransactionEnd{TransactionFate::kCommitted, 0, ""});
+  const int code = rd_kafka_error_code(error.get());
+  const std::string what = id() + ": commit_transaction: " + describe(error.get());
+  if (rd_kafka_error_txn_requires_abort(error.get())) {
+    TransactionEnd aborted = abort(timeout);
+    if (aborted.fate == TransactionFate::kAborted) {
+      aborted.error_code = code;
+      aborted.error = what;
     }
-    if (rd_kafka_error_is_fatal(error.get()) || !rd_kafka_error_is_retriable(error.get()) ||
-        steady_clock::now() >= deadline) {
-      // The coordinator may have written the commit markers or not.
-      return finish(TransactionEnd{TransactionFate::kMaybeCommitted, code, what});
-    }
-    std::this_thread::sleep_for(kRetryPause);
+    return aborted;
   }
+  // Fatal, not retriable, or still failing at the deadline: the coordinator may have written
+  // the commit markers or not.
+  return finish(TransactionEnd{TransactionFate::kMaybeCommitted, code, what});
 }
 
 TransactionEnd TransactionPool::Transaction::abort(Micros timeout) {
-  const auto deadline = steady_clock::now() + timeout;
-  for (;;) {
-    // Purges what is still queued, waits for what is in flight, then ends the transaction.
-    const RdKafkaError error(rd_kafka_abort_transaction(
-        producer_->get(),
-        remaining_ms(deadline, std::chrono::duration_cast<milliseconds>(timeout))));
-    if (!error) {
-      return finish(TransactionEnd{TransactionFate::kAborted, 0, ""});
-    }
-    const int code = rd_kafka_error_code(error.get());
-    const std::string what = id() + ": abort_transaction: " + describe(error.get());
-    if (rd_kafka_error_is_fatal(error.get()) || !rd_kafka_error_is_retriable(error.get()) ||
-        steady_clock::now() >= deadline) {
-      // Never committed (no commit was asked for), but left open on the coordinator: the
-      // producer that replaces this one aborts it when it initialises (same
-      // transactional.id), or the coordinator does at its timeout; a producer that fenced
-      // this one already did.
-      replace_ = true;
-      return finish(TransactionEnd{TransactionFate::kAborted, code, what});
-    }
-    std::this_thread::sleep_for(kRetryPause);
-  }
+  // Purges what is still queued, waits for what is in flight, then ends the transaction.
+  const RdKafkaError error = retry_until_done(
+      timeout, [this](int ms) { return rd_kafka_abort_transaction(producer_->get(), ms); });
+  if (!error) return finish(TransactionEnd{TransactionFate::kAborted, 0, ""});
+  // Never committed (no commit was asked for), but left open on the coordinator: the producer
+  // that replaces this one aborts it when it initialises (same transactional.id), or the
+  // coordinator does at its timeout; a producer that fenced this one already did.
+  replace_ = true;
+  return finish(TransactionEnd{TransactionFate::kAborted, rd_kafka_error_code(error.get()),
+                               id() + ": abort_transaction: " + describe(error.get())});
 }
 
 TransactionEnd TransactionPool::Transaction::finish(TransactionEnd end) {

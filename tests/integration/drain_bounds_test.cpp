@@ -27,7 +27,11 @@ TEST_CASE("a drain does not wait for a worker still sending into a full producer
   outbox::test::TestBroker broker(3, 8, {"outbox.order"});
   RelayTestConfig settings;
   settings.workers = 1;
-  settings.drain_timeout = "2s";
+  // The purge comes a quarter of this before the deadline (relay_app.cpp abandon_grace): 2 s
+  // left the release of 200 rows 500 ms, which an ASan build on a loaded machine overran once
+  // (the worker was still inside its release statement, the rows stayed leased). 8 s still
+  // exits far inside the 60 s delivery timeout this test is about.
+  settings.drain_timeout = "8s";
   // Room for 10 messages, answers after a minute: the batch of 200 waits in send() for queue
   // room, which the lease (150 s) would allow for 88 s.
   settings.lease = "150s";
@@ -66,7 +70,11 @@ TEST_CASE("a drain does not wait for a worker stuck inside a MySQL statement", "
   outbox::test::TcpProxy mysql(db.endpoint().host, db.endpoint().port);
   RelayTestConfig settings;
   settings.workers = 1;
-  settings.drain_timeout = "2s";
+  // The purge comes a quarter of this before the deadline (relay_app.cpp abandon_grace): 2 s
+  // left the release of 200 rows 500 ms, which an ASan build on a loaded machine overran once
+  // (the worker was still inside its release statement, the rows stayed leased). 8 s still
+  // exits far inside the 60 s delivery timeout this test is about.
+  settings.drain_timeout = "8s";
   settings.lease = "10s";
   settings.extra_kafka_properties = "    message.timeout.ms: 3000\n";
   // stall_timeout above the read_timeout below.
