@@ -60,6 +60,10 @@ class Publisher {
       each.push_back(&event);
     return send_each(each, enqueue_by, still_waiting);
   }
+  // A temporary would be freed while the producer still sends from its payloads.
+  std::unique_ptr<InFlightDeliveries> send(std::vector<OutboxEvent>&& events,
+                                           std::chrono::steady_clock::time_point enqueue_by,
+                                           const std::function<void()>& still_waiting) = delete;
   // send() of events held elsewhere, by address (a chained batch sends a part of its events at
   // a time, chained_deliveries.hpp); outcomes in this vector's order. The same contract.
   virtual std::unique_ptr<InFlightDeliveries> send_each(

@@ -96,8 +96,10 @@ TEST_CASE("one message that cannot be sent aborts its whole transaction, the res
     CHECK(outcomes[i].error_code == RD_KAFKA_RESP_ERR__PREV_IN_PROGRESS);
     CHECK(outcomes[i].error.find("aborted with its transaction") != std::string::npos);
   }
-  // The producer is usable again: the next batch commits.
-  auto next = publisher->send(events("b", 2), std::chrono::steady_clock::now() + 20s, {});
+  // The producer is usable again: the next batch commits. Its events are named, not a
+  // temporary: the producer sends payloads from their buffers until the reports came.
+  const auto next_batch = events("b", 2);
+  auto next = publisher->send(next_batch, std::chrono::steady_clock::now() + 20s, {});
   for (const DeliveryOutcome& outcome : settle(*next)) {
     INFO(outcome.error);
     CHECK(outcome.status == DeliveryStatus::kDelivered);
