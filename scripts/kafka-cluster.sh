@@ -15,6 +15,10 @@
 #                                               replication factor 3; waits for every leader.
 #                                               --leader N: node N is every partition's
 #                                               preferred (first) replica, so it leads them all
+#   kafka-cluster.sh alter-topic DIR NAME KEY=VALUE...
+#                                               sets topic configs (e.g. min.insync.replicas=3,
+#                                               so that one node down makes the leader refuse
+#                                               acks=all writes: produce errors on demand)
 #   kafka-cluster.sh leader DIR TOPIC PARTITION the node id leading that partition (-1: none)
 #   kafka-cluster.sh wait-leaders DIR TOPIC     until every partition of TOPIC has a leader
 #   kafka-cluster.sh wait-isr DIR TOPIC         until every replica of every partition of TOPIC
@@ -355,6 +359,17 @@ create_topic() {
   wait_leaders "$dir" "$topic"
 }
 
+alter_topic() {
+  local dir=$1 topic=$2
+  shift 2
+  local kv joined=""
+  for kv in "$@"; do joined+="${joined:+,}$kv"; done
+  [[ -n $joined ]] || die "alter-topic: no KEY=VALUE given"
+  java_run "$root/scripts/kafka/log4j2-tools.yaml" org.apache.kafka.tools.ConfigCommand \
+    --bootstrap-server "$(internal_bootstrap "$dir")" --alter --entity-type topics \
+    --entity-name "$topic" --add-config "$joined" >/dev/null
+}
+
 leader() {
   local dir=$1 topic=$2 partition=$3 n internal
   for n in $(seq 1 $nodes); do
@@ -369,7 +384,7 @@ leader() {
   echo -1
 }
 
-command=${1:?fetch|start|stop|kill|start-node|create-topic|leader|wait-leaders|wait-isr}
+command=${1:?fetch|start|stop|kill|start-node|create-topic|alter-topic|leader|wait-leaders|wait-isr}
 if [[ $command == fetch ]]; then
   fetch
   exit 0
@@ -395,6 +410,7 @@ case $command in
     for n in "${@:3}"; do wait_node "$dir" "$n"; done
     ;;
   create-topic) create_topic "$dir" "${3:?topic}" "${4:?partitions}" "${@:5}" ;;
+  alter-topic) alter_topic "$dir" "${3:?topic}" "${@:4}" ;;
   leader) leader "$dir" "${3:?topic}" "${4:?partition}" ;;
   wait-leaders) wait_leaders "$dir" "${3:?topic}" ;;
   wait-isr) wait_isr "$dir" "${3:?topic}" ;;

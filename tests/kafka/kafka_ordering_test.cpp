@@ -1,7 +1,8 @@
-// Per-aggregate order through leader kills: many aggregates x many versions committed while
-// two relays publish and the broker leading every partition is killed -9 twice (restarted in
-// between). Read back with kcat: for every aggregate the first occurrence of each version
-// comes in version order; everything is published.
+// Per-aggregate order through leader kills and produce errors: many aggregates x many versions
+// committed while two relays publish, the broker leading every partition is killed -9 twice
+// (restarted in between), then the leader refuses writes (min.insync.replicas=3 with a
+// follower down) until the relays got failed reports. Read back with kcat: for every aggregate
+// the first occurrence of each version comes in version order; everything is published.
 //
 // Run twice: relay.ordering per_aggregate (a claim's versions of an aggregate sent one after
 // another as the broker acknowledges each), and relay.ordering transactional (each claimed
@@ -117,6 +118,22 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
     REQUIRE(eventually([&] { return published() >= at_restart + 1000; }));
   }
   const LeaderOutage second = kill_and_restart_leader(*cluster, "outbox.order", published, 1000);
+  // Produce errors from the broker: the relays' failed reports (released, retried) must not
+  // let a later version overtake an earlier one either.
+  const auto publish_failures = [&] {
+    double total = 0;
+    for (const auto& relay : relays) {
+      total += metric_family_total(http_get(relay->metrics_port(), "/metrics").body,
+                                   "outbox_relay_publish_failures_total");
+    }
+    return total;
+  };
+  const ProduceRefusal refusal =
+      refuse_produces_until_failures(*cluster, "outbox.order", publish_failures);
+  {
+    const long long after_refusal = published();
+    REQUIRE(eventually([&] { return published() >= after_refusal + 1000; }));
+  }
   const int versions = run.backlog_versions + writer.stop();
   const long long events = static_cast<long long>(versions) * kOrderingAggregates;
   REQUIRE(eventually([&] { return published() == events; }));
@@ -208,9 +225,11 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
             << versions << " versions by 2 relays x " << run.workers << " workers"
             << (run.kill_and_restart_relay ? " (one killed -9 and restarted)" : "") << ", node "
             << first.node << " then node " << second.node << " killed -9 (down "
-            << first.seconds_down << " s, " << second.seconds_down << " s): " << events
-            << " events in " << seconds << " s, " << records.size() << " records (" << chained
-            << " claimed in chains), " << audit.topic.deliveries.size()
+            << first.seconds_down << " s, " << second.seconds_down << " s), produce refused "
+            << refusal.seconds_refused << " s (node " << refusal.node
+            << " down, min.insync.replicas 3): " << refusal.failures << " failed reports; "
+            << events << " events in " << seconds << " s, " << records.size() << " records ("
+            << chained << " claimed in chains), " << audit.topic.deliveries.size()
             << " distinct event ids, duplicates " << duplicates.summary() << ", inversions "
             << order.inversions << " in " << order.reordered.size() << " aggregates"
             << transactional_figures << "\n";
@@ -223,7 +242,8 @@ const char* const kRetrySettings =
 
 }  // namespace
 
-TEST_CASE("each aggregate's versions reach Kafka in order through leader kills", "[kafka]") {
+TEST_CASE("each aggregate's versions reach Kafka in order through leader kills and produce errors",
+          "[kafka]") {
   OrderingRun run;
   run.label = "per_aggregate";
   run.ordering_yaml = std::string("  ordering: per_aggregate\n") + kRetrySettings;
@@ -232,7 +252,7 @@ TEST_CASE("each aggregate's versions reach Kafka in order through leader kills",
 
 TEST_CASE(
     "transactional ordering: each aggregate's versions reach read_committed consumers in order "
-    "through relay and leader kills",
+    "through relay and leader kills and produce errors",
     "[kafka]") {
   OrderingRun run;
   run.label = "transactional";

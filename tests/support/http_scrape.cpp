@@ -38,6 +38,17 @@ double metric_sample(const std::string& exposition, const std::string& series) {
   return -1;
 }
 
+double metric_family_total(const std::string& exposition, const std::string& family) {
+  std::istringstream lines(exposition);
+  double total = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(family + "{", 0) != 0) continue;
+    const size_t value = line.rfind(' ');
+    if (value != std::string::npos) total += std::stod(line.substr(value + 1));
+  }
+  return total;
+}
+
 std::string KafkaRequestCounters::figures() const {
   const auto number = [](double value) { return std::to_string(static_cast<long long>(value)); };
   return "retries " + number(retries) + ", request timeouts " + number(timeouts) +

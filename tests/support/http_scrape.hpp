@@ -23,6 +23,9 @@ std::string answers_other_than(int port, const std::string& path, int expected,
 // The value of one sample line ("name{labels} value") of a Prometheus exposition; -1 when the
 // series is not there.
 double metric_sample(const std::string& exposition, const std::string& series);
+// The sum of every sample of a labelled family ("name{...} value" lines), e.g. the
+// publish failures of every reason; 0 when it has none yet.
+double metric_family_total(const std::string& exposition, const std::string& family);
 
 // librdkafka's request counters as a relay's /metrics shows them (outbox_relay_kafka_*_total,
 // from its statistics).

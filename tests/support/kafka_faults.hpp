@@ -29,4 +29,20 @@ LeaderOutage kill_and_restart_leader(harness::KafkaCluster& cluster, const std::
                                      const std::function<long long()>& published,
                                      long long progress);
 
+// A stretch of produce errors from the broker itself: the topic asks for three replicas in
+// sync (min.insync.replicas=3) while one follower is killed -9, so its leader stops taking
+// acks=all writes (the produce requests wait for the dead follower, then, once it left the
+// ISR, are refused NOT_ENOUGH_REPLICAS); librdkafka retries them until message.timeout.ms
+// and the relays get failed reports. Ends once `publish_failures()` (the relays'
+// outbox_relay_publish_failures_total) grew: min.insync.replicas back to 2, the node started
+// and in sync again.
+struct ProduceRefusal {
+  int node = -1;        // the follower that was down
+  double failures = 0;  // publish failures the relays reported meanwhile
+  double seconds_refused = 0;
+};
+ProduceRefusal refuse_produces_until_failures(harness::KafkaCluster& cluster,
+                                              const std::string& topic,
+                                              const std::function<double()>& publish_failures);
+
 }  // namespace outbox::test

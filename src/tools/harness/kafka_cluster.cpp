@@ -101,6 +101,13 @@ void KafkaCluster::create_topic_led_by(const std::string& topic, int partitions,
   run({"create-topic", dir_, topic, std::to_string(partitions), "--leader", std::to_string(node)});
 }
 
+void KafkaCluster::alter_topic(const std::string& topic,
+                               const std::vector<std::string>& configs) const {
+  std::vector<std::string> args{"alter-topic", dir_, topic};
+  args.insert(args.end(), configs.begin(), configs.end());
+  run(args);
+}
+
 int KafkaCluster::leader(const std::string& topic, int partition) const {
   return std::stoi(run({"leader", dir_, topic, std::to_string(partition)}));
 }

@@ -41,6 +41,9 @@ class KafkaCluster {
   // The same, with node 1..3 first among every partition's replicas: it leads them all, so
   // one kill or one cut wire hits every partition a test writes.
   void create_topic_led_by(const std::string& topic, int partitions, int node) const;
+  // Sets topic configs ("key=value"), e.g. min.insync.replicas=3 to make one node's absence
+  // a produce error (NOT_ENOUGH_REPLICAS for acks=all).
+  void alter_topic(const std::string& topic, const std::vector<std::string>& configs) const;
   // The node leading the partition now, asked of the cluster (-1: none).
   int leader(const std::string& topic, int partition) const;
   // kill -9 of node 1..3 (its data stays), and its restart: returns once it serves clients.
