@@ -31,4 +31,10 @@ void BenchContext::create_topic(const std::string& topic) const {
   }
 }
 
+std::vector<pid_t> BenchContext::broker_pids() const {
+  if (cluster != nullptr) return cluster->node_pids();
+  if (broker != nullptr) return {broker->pid()};
+  return {};
+}
+
 }  // namespace outbox::bench

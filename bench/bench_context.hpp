@@ -1,7 +1,10 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/kafka_cluster.hpp"
 #include "mysql/mysql_session.hpp"
@@ -52,6 +55,9 @@ struct BenchContext {
   // the real cluster has automatic topic creation off, and creating it before a clock starts
   // keeps broker-side creation out of every figure.
   void create_topic(const std::string& topic) const;
+  // The broker's processes (the test broker's, or the real cluster's three JVMs), for CPU
+  // shares: on this machine they share the cores with the relay and MariaDB.
+  std::vector<pid_t> broker_pids() const;
 };
 
 }  // namespace outbox::bench

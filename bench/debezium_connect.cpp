@@ -58,6 +58,11 @@ DebeziumConnect::DebeziumConnect(const DebeziumTarget& target, const std::string
   //    the DDL of the captured database and table only (store.only.captured.*.ddl). Without
   //    them its start reads the structure of every table on the server, and a test that drops
   //    its own database meanwhile made it fail ("Table t_..._orders doesn't exist").
+  //  - snapshot.locking.mode=none: with no_data the snapshot reads only the outbox table's
+  //    structure, which nothing alters during a run. The default (minimal) first waits for
+  //    FLUSH TABLES WITH READ LOCK, a lock on the whole shared server: behind another test's
+  //    open transaction it timed out (lock_wait_timeout) and fell back to LOCK TABLES, which
+  //    the bench's user may not run, so Debezium stopped before streaming.
   //  - the router's column mapping: the seed's outbox_event columns (event_id, aggregate_id,
   //    payload, aggregate_type) and the relay's headers (event_type, event_version,
   //    aggregate_type), so both systems send the same message; the topic is the run's own.
@@ -74,6 +79,7 @@ DebeziumConnect::DebeziumConnect(const DebeziumTarget& target, const std::string
           target.database.database + "\ntable.include.list=" + target.database.database +
           ".outbox_event\n"
           "snapshot.mode=no_data\n"
+          "snapshot.locking.mode=none\n"
           "schema.history.internal.store.only.captured.databases.ddl=true\n"
           "schema.history.internal.store.only.captured.tables.ddl=true\n"
           "schema.history.internal.kafka.bootstrap.servers=" +

@@ -20,11 +20,16 @@ constexpr long kSmokeAggregates = 19;
 const char* const kOrderingNone = "  ordering: none\n";
 const char* const kOrderingTransactional = "  ordering: transactional\n";
 
-double ordered_drain_rate(BenchContext& context, long events, long aggregates,
-                          const char* relay_yaml, long& duplicates) {
+DrainRun ordered_drain_run(BenchContext& context, long events, long aggregates,
+                           const char* relay_yaml, long& duplicates) {
   const DrainRun run = drain(context, events, 1, true, relay_yaml, aggregates);
   duplicates += run.duplicates;
-  return run.rate;
+  return run;
+}
+
+double ordered_drain_rate(BenchContext& context, long events, long aggregates,
+                          const char* relay_yaml, long& duplicates) {
+  return ordered_drain_run(context, events, aggregates, relay_yaml, duplicates).rate;
 }
 
 OrderedDrainProfile ordered_profile(BenchContext& context, const std::string& name, int flush_log,
@@ -38,8 +43,12 @@ OrderedDrainProfile ordered_profile(BenchContext& context, const std::string& na
     result.single_ordered.runs.push_back(ordered_drain_rate(context, events, 0, "", dups));
     result.single_unordered.runs.push_back(
         ordered_drain_rate(context, events, 0, kOrderingNone, dups));
-    result.multi_unordered.runs.push_back(
-        ordered_drain_rate(context, events, aggregates, kOrderingNone, dups));
+    const DrainRun none = ordered_drain_run(context, events, aggregates, kOrderingNone, dups);
+    result.multi_unordered.runs.push_back(none.rate);
+    result.none_relay_cpu.runs.push_back(none.relay_cpu_percent);
+    result.none_db_cpu.runs.push_back(none.db_cpu_percent);
+    result.none_broker_cpu.runs.push_back(none.broker_cpu_percent);
+    result.none_machine_cpu.runs.push_back(none.machine_cpu_percent);
     result.multi_ordered.runs.push_back(ordered_drain_rate(context, events, aggregates, "", dups));
     result.single_transactional.runs.push_back(
         ordered_drain_rate(context, events, 0, kOrderingTransactional, dups));

@@ -21,6 +21,10 @@ struct OrderedDrainProfile {
   Figure single_transactional;  // one event per aggregate, ordering transactional
   Figure multi_transactional;   // the multi-version rows, ordering transactional
   long duplicates = 0;          // deliveries - distinct event ids, every drain of the profile
+  // CPU during the several-versions `none` drains, % of one core (200: both cores): the
+  // relay, MariaDB, the broker's processes, and the whole machine. L_db(500) has no broker;
+  // here the broker takes its share of the same two cores.
+  Figure none_relay_cpu, none_db_cpu, none_broker_cpu, none_machine_cpu;
 };
 
 struct OrderedDrainResults {

@@ -83,6 +83,15 @@ DrainRun drain_loaded(BenchContext& context, int relays, bool count_deliveries,
   context.create_topic(topic);
   const pid_t db = database_pid();
   const double db_cpu_before = db != 0 ? cpu_seconds(db) : 0;
+  const std::vector<pid_t> brokers = context.broker_pids();
+  const auto brokers_cpu = [&] {
+    double seconds = 0;
+    for (const pid_t pid : brokers)
+      seconds += cpu_seconds(pid);
+    return seconds;
+  };
+  const double brokers_cpu_before = brokers_cpu();
+  const double machine_before = machine_busy_seconds();
   const auto started = Clock::now();
   std::vector<std::unique_ptr<RelayUnderTest>> running;
   for (int i = 0; i < relays; ++i) {
@@ -107,6 +116,8 @@ DrainRun drain_loaded(BenchContext& context, int relays, bool count_deliveries,
     run.peak_rss_mib = std::max(run.peak_rss_mib, peak_rss_mib(relay->pid()));
   }
   if (db != 0) run.db_cpu_percent = 100.0 * (cpu_seconds(db) - db_cpu_before) / wall;
+  run.broker_cpu_percent = 100.0 * (brokers_cpu() - brokers_cpu_before) / wall;
+  run.machine_cpu_percent = 100.0 * (machine_busy_seconds() - machine_before) / wall;
   for (const auto& relay : running) {
     if (!relay->stop()) throw std::runtime_error("relay did not drain cleanly: " + relay->log());
   }

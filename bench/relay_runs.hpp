@@ -31,12 +31,14 @@ class RelayUnderTest {
 };
 
 struct DrainRun {
-  double rate = 0;               // events/s, first to last publish by the database clock
-  double relay_cpu_percent = 0;  // summed over the relay processes, % of one core
-  double db_cpu_percent = 0;     // mariadbd over the same window
-  double peak_rss_mib = 0;       // largest peak RSS of the relay processes
-  long deliveries = 0;           // messages on the run's topic (kcat)
-  long duplicates = 0;           // deliveries - distinct event ids
+  double rate = 0;                 // events/s, first to last publish by the database clock
+  double relay_cpu_percent = 0;    // summed over the relay processes, % of one core
+  double db_cpu_percent = 0;       // mariadbd over the same window
+  double broker_cpu_percent = 0;   // the broker's processes (BenchContext::broker_pids())
+  double machine_cpu_percent = 0;  // every process of the machine (200 = both cores busy)
+  double peak_rss_mib = 0;         // largest peak RSS of the relay processes
+  long deliveries = 0;             // messages on the run's topic (kcat)
+  long duplicates = 0;             // deliveries - distinct event ids
 };
 
 // Loads `events` PENDING rows (one aggregate each, or spread over `aggregates`), runs `relays`

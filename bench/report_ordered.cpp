@@ -44,8 +44,9 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
         "aggregate, no broker), in the durable and the tuned database profile; medians of "
      << runs
      << " runs with min–max, events/s. Each run drains the six backlogs one after the "
-        "other. `transactional` sends each batch as one Kafka transaction (consumers read "
-        "read_committed); kcat reads back read_committed.\n\n| figure";
+        "other. `transactional` sends each batch holding several versions of an aggregate as one "
+        "Kafka transaction (consumers read read_committed); kcat reads back read_committed.\n\n| "
+        "figure";
   for (const OrderedDrainProfile& p : r.profiles)
     md << " | " << p.name;
   md << " | target |\n|---";
@@ -74,6 +75,15 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
                     &P::multi_unordered, 0.8);
   ordered_ratio_row(md, r, "one per aggregate: transactional / none", &P::single_transactional,
                     &P::single_unordered, 0.9);
+  md << "| CPU, several versions none (% of one core, 200 = both cores): relay / MariaDB / "
+        "broker / whole machine";
+  for (const OrderedDrainProfile& p : r.profiles) {
+    md << " | " << format_number(p.none_relay_cpu.median(), 0) << " / "
+       << format_number(p.none_db_cpu.median(), 0) << " / "
+       << format_number(p.none_broker_cpu.median(), 0) << " / "
+       << format_number(p.none_machine_cpu.median(), 0);
+  }
+  md << " | |\n";
   md << "| duplicates (every drain, kcat)";
   for (const OrderedDrainProfile& p : r.profiles)
     md << " | " << p.duplicates;

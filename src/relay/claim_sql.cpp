@@ -235,7 +235,7 @@ void WakeBlocked::bind(Parameters& out, const IdChunk& ids) const {
 std::string select_wakeable(const Schema& schema, size_t capacity) {
   // The next event of each given row's aggregate is its oldest unpublished one; it is to wake
   // exactly when it is BLOCKED. One index entry per aggregate.
-  return "SELECT DISTINCT h.event_id FROM (SELECT " +
+  return "SELECT DISTINCT h.event_id, h.aggregate_type, h.aggregate_id FROM (SELECT " +
          oldest_unpublished(schema, "o.event_id", "m") + " AS head FROM " + schema.table() +
          " m WHERE m.event_id IN (" + placeholders(capacity) + ")) heads JOIN " + schema.table() +
          " h ON h.event_id = heads.head WHERE h.status = 'BLOCKED'";
@@ -243,6 +243,14 @@ std::string select_wakeable(const Schema& schema, size_t capacity) {
 
 void SelectWakeable::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
+}
+
+std::string select_wake_chain(const Schema& schema) {
+  // A plain consistent read, no locks: the wake's UPDATE changes only rows still BLOCKED.
+  return "SELECT b.event_id, b.status FROM " + schema.table() +
+         " b FORCE INDEX (idx_outbox_aggregate)"
+         " WHERE b.aggregate_type = ? AND b.aggregate_id = ? AND b.unpublished = 1"
+         " ORDER BY b.event_version, b.created_at, b.event_id LIMIT ?";
 }
 
 std::string lease_rows(const Schema& schema, size_t capacity) {

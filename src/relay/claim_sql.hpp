@@ -200,12 +200,19 @@ struct WakeBlocked {
 };
 
 // The BLOCKED rows of the given rows' aggregates that nothing holds back any more: the rows
-// to wake after those rows were published (or parked). Params: ids[capacity].
+// to wake after those rows were published (or parked): (event_id, aggregate_type,
+// aggregate_id). Params: ids[capacity].
 std::string select_wakeable(const Schema& schema, size_t capacity);
 struct SelectWakeable {
   static constexpr auto sql = select_wakeable;
   void bind(Parameters& out, const IdChunk& ids) const;
 };
+
+// The first unpublished events of one aggregate, oldest first, along idx_outbox_aggregate:
+// (event_id, status). Read after a head was woken, for the BLOCKED versions right behind it
+// that wake with it (up to relay.chain_length), so the next claim takes them as the head's
+// chain instead of one version per claim and mark. Params: SelectChain (the same three).
+std::string select_wake_chain(const Schema& schema);
 
 // Leases the locked rows to one claim until database now + lease; next_attempt_at follows the
 // lease (it is when another relay may take the row over). Params: owner, lease us, lease us,

@@ -2,9 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 
 #include "producer_config.hpp"
 #include "transactional_deliveries.hpp"
@@ -62,6 +65,19 @@ DeliveryOutcome not_sent(const std::string& topic, rd_kafka_resp_err_t error,
   return outcome;
 }
 
+// Whether two of `events` belong to one aggregate. Only such a batch needs to be one Kafka
+// transaction: a claim takes an aggregate's head only once every earlier version is PUBLISHED
+// (acknowledged), so an aggregate's single event in a batch has nothing in flight to overtake,
+// and a failure can leave no later version visible without it, exactly as with per_aggregate.
+// Several versions of one aggregate are what a partial failure could invert.
+bool holds_two_versions_of_an_aggregate(const std::vector<const OutboxEvent*>& events) {
+  std::set<std::pair<std::string_view, std::string_view>> aggregates;
+  for (const OutboxEvent* event : events) {
+    if (!aggregates.emplace(event->aggregate_type, event->aggregate_id).second) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSettings& kafka,
@@ -79,8 +95,10 @@ Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSetti
         ProducerHandle::create(kafka, 0, {}, &identity);
     if (!check) return check.error();
     log_kafka_properties(producer_properties(kafka, &identity));
-    spdlog::info("each batch is one Kafka transaction: {} producers, transactional.id {}-0..{}",
-                 transactions.producers, transactions.id_prefix, transactions.producers - 1);
+    spdlog::info(
+        "each batch holding several versions of an aggregate is one Kafka transaction: {} "
+        "producers, transactional.id {}-0..{}",
+        transactions.producers, transactions.id_prefix, transactions.producers - 1);
     pool = std::make_unique<TransactionPool>(kafka, std::move(transactions), counters);
   } else {
     log_kafka_properties(producer_properties(kafka));
@@ -125,7 +143,13 @@ std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
 std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_each(
     const std::vector<const OutboxEvent*>& events, steady_clock::time_point enqueue_by,
     const std::function<void()>& still_waiting) {
-  if (transactions_) return send_in_transaction(events, enqueue_by, still_waiting);
+  // A batch of one event per aggregate goes on the shared idempotent producer even with
+  // transactions: no transaction round trips (AddPartitionsToTxn, EndTxn, one marker per
+  // partition) for what order does not need, so such a backlog drains as fast as with
+  // per_aggregate. read_committed consumers read both kinds alike.
+  if (transactions_ && holds_two_versions_of_an_aggregate(events)) {
+    return send_in_transaction(events, enqueue_by, still_waiting);
+  }
   std::shared_ptr<ProducerHandle> producer = current();
   auto batch = std::make_unique<KafkaBatch>(producer, events.size());
   // One bound for the whole batch, set by the caller so that every report (at most the
@@ -139,7 +163,8 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_in_transaction(
     const std::function<void()>& still_waiting) {
   TransactionPool::Begun begun = transactions_->begin(enqueue_by);
   if (!begun.transaction) {
-    auto unsent = std::make_unique<KafkaBatch>(producer_, events.size());
+    // peek(): the shared producer carries batches of its own and may be replaced meanwhile.
+    auto unsent = std::make_unique<KafkaBatch>(peek(), events.size());
     const auto code = static_cast<rd_kafka_resp_err_t>(begun.failure.error_code);
     for (size_t i = 0; i < events.size(); ++i) {
       unsent->record(i, not_sent("", code,
@@ -218,7 +243,9 @@ bool KafkaPublisher::ready() {
   std::shared_ptr<ProducerHandle> producer = current();
   // A fatal producer that could not be replaced: claiming would only release every row again.
   if (producer->fatal()) return false;
-  // Fenced by a relay with the same instance id: nothing can be published any more.
+  // Fenced by a relay with the same instance id: no transaction can be published any more,
+  // and two relays must not share an id, so this one stops claiming (its batches of one event
+  // per aggregate could still go on the shared producer, but that would hide the clash).
   if (transactions_ && transactions_->all_fenced()) return false;
   if (!producer->all_brokers_down() && broker_seen_.load()) return true;
   // Unknown (start) or down: one worker at a time asks the cluster, at most once a second;

@@ -22,8 +22,9 @@ namespace outbox {
 class KafkaPublisher final : public Publisher {
  public:
   // `counters` outlive the publisher and count across producer replacements. With
-  // `transactions.producers` > 0 every batch is one Kafka transaction on a producer of the
-  // pool (transaction_pool.hpp); the shared producer then only answers probes.
+  // `transactions.producers` > 0 every batch holding several versions of one aggregate is one
+  // Kafka transaction on a producer of the pool (transaction_pool.hpp); a batch of one event
+  // per aggregate still goes on the shared producer, which also answers probes.
   static Outcome<std::unique_ptr<KafkaPublisher>> create(const KafkaSettings& kafka,
                                                          TopicRouter router,
                                                          ProducerCounters counters = {},

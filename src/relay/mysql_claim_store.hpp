@@ -86,6 +86,10 @@ class MysqlClaimStore final : public ClaimStore {
   // scan was going to park is taken out of `to_park`.
   void take_chains(size_t limit, const PayloadAllowance& bytes, ClaimedBatch& batch,
                    std::vector<std::string>& to_park);
+  // After the head of an aggregate was found to wake: appends the BLOCKED versions right
+  // behind it, up to relay.chain_length, to `wake`.
+  void append_blocked_behind_head(const std::string& head_id, const std::string& aggregate_type,
+                                  const std::string& aggregate_id, std::vector<std::string>& wake);
   // How many rows the PENDING scan reads for `room` rows of claim: with chains, about one head
   // per expected chain, so the window is not filled with heads that leave no room for the
   // versions behind them.

@@ -39,9 +39,9 @@ struct RelaySettings {
   Micros backoff_initial = std::chrono::milliseconds(100);
   Micros backoff_max = std::chrono::seconds(10);
   Ordering ordering = Ordering::kPerAggregate;
-  // relay.ordering: transactional: per_aggregate's claims, and each batch is one Kafka
-  // transaction (transaction_pool.hpp); consumers must read with isolation.level
-  // read_committed for the order to hold.
+  // relay.ordering: transactional: per_aggregate's claims, and each batch holding several
+  // versions of an aggregate is one Kafka transaction (transaction_pool.hpp); consumers must
+  // read with isolation.level read_committed for the order to hold.
   bool transactional = false;
   // per_aggregate: how many versions right behind an aggregate's oldest unpublished event one
   // claim takes with it, each sent once the broker acknowledged the one before. 0: one event

@@ -371,6 +371,52 @@ TEST_CASE("in ordered mode with chains a claim takes the versions right behind e
   CHECK(db.count("status = 'PENDING' AND aggregate_id = 'agg-1' AND event_version <= 4") == 0);
 }
 
+TEST_CASE("with chains a published head wakes the BLOCKED versions behind its successor too",
+          "[claim-store][ordering][chains]") {
+  TestDatabase db;
+  insert_interleaved(db, "wk-", 1, 7);
+  const auto id_of = [&](int version) { return event_id_of(db, "agg-0", version); };
+  const auto status_of = [&](int version) {
+    return db.scalar("SELECT status FROM outbox_event WHERE event_id = '" + id_of(version) + "'");
+  };
+  // v1 published; v2..v7 parked behind it, v5 waiting for a retry.
+  db.exec("UPDATE outbox_event SET status = 'PUBLISHED' WHERE event_version = 1");
+  db.exec(
+      "UPDATE outbox_event SET status = 'BLOCKED', next_attempt_at = CURRENT_TIMESTAMP(6) + "
+      "INTERVAL 1 HOUR WHERE event_version > 1");
+  db.exec("UPDATE outbox_event SET status = 'RETRY' WHERE event_id = '" + id_of(5) + "'");
+  outbox::ClaimPolicy chained = policy(outbox::Ordering::kPerAggregate, 1h);
+  chained.chain_length = 2;
+  MysqlClaimStore store = open_store(db, chained);
+  // v2, the head now, and the run of BLOCKED versions behind it, at most chain_length: v3, v4.
+  auto woken = store.wake_successors({id_of(1)});
+  REQUIRE(woken);
+  CHECK(woken.value() == 3);
+  CHECK(status_of(2) == "PENDING");
+  CHECK(status_of(3) == "PENDING");
+  CHECK(status_of(4) == "PENDING");
+  CHECK(status_of(5) == "RETRY");
+  CHECK(status_of(6) == "BLOCKED");
+  // The next claim takes them as one chain, in version order, and parks nothing.
+  auto claimed = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s);
+  REQUIRE(claimed);
+  CHECK(ids_of(claimed.value()) == std::vector<std::string>{id_of(2), id_of(3), id_of(4)});
+  CHECK(claimed.value().chained == 2);
+  CHECK(claimed.value().parked.empty());
+
+  // With chain_length 5 the run still ends at the first row that is not BLOCKED: v5 (RETRY).
+  db.exec(
+      "UPDATE outbox_event SET status = 'BLOCKED', lease_owner = NULL, lease_until = NULL "
+      "WHERE event_version BETWEEN 2 AND 4");
+  chained.chain_length = 5;
+  MysqlClaimStore longer = open_store(db, chained);
+  woken = longer.wake_successors({id_of(1)});
+  REQUIRE(woken);
+  CHECK(woken.value() == 3);
+  CHECK(status_of(5) == "RETRY");
+  CHECK(db.count("status = 'BLOCKED'") == 2);  // v6, v7 wait behind v5
+}
+
 TEST_CASE("chains longer than the batch still leave room: the scan takes few heads",
           "[claim-store][ordering][chains]") {
   TestDatabase db;
@@ -537,14 +583,17 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
       CHECK(rows[i][7].find(",const") != std::string::npos);
     }
   }
-  // A chain's read: one aggregate's unpublished range of idx_outbox_aggregate, in its order.
-  std::string chain = outbox::claim_sql::select_chain(outbox::claim_sql::Schema());
-  for (const char* value : {"'order'", "'agg-1'", "8"})
-    chain.replace(chain.find('?'), 1, value);
-  const auto rows = db.query("EXPLAIN " + chain);
-  INFO(chain);
-  REQUIRE(rows.size() == 1);
-  CHECK(rows[0][5] == "idx_outbox_aggregate");
-  CHECK(rows[0][3] == "ref");
-  CHECK(rows[0][9].find("filesort") == std::string::npos);
+  // A chain's read, and the wake's read of the versions behind a woken head: one aggregate's
+  // unpublished range of idx_outbox_aggregate, in its order.
+  for (std::string chain : {outbox::claim_sql::select_chain(outbox::claim_sql::Schema()),
+                            outbox::claim_sql::select_wake_chain(outbox::claim_sql::Schema())}) {
+    for (const char* value : {"'order'", "'agg-1'", "8"})
+      chain.replace(chain.find('?'), 1, value);
+    const auto rows = db.query("EXPLAIN " + chain);
+    INFO(chain);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0][5] == "idx_outbox_aggregate");
+    CHECK(rows[0][3] == "ref");
+    CHECK(rows[0][9].find("filesort") == std::string::npos);
+  }
 }

@@ -112,7 +112,7 @@ size_t ordering_through_faults(const std::string& ordering) {
   if (ordering == "transactional") {
     // The mode really ran: every relay logged its transactional producers.
     for (auto& relay : relays)
-      CHECK(outbox::test::logged(*relay, "each batch is one Kafka transaction"));
+      CHECK(outbox::test::logged(*relay, "of an aggregate is one Kafka transaction"));
     // Aborted transactions (produce errors, kills) leave copies only a read_uncommitted
     // reader sees, never fewer records than the committed ones.
     const auto everything = outbox::test::read_topic(broker.bootstrap(), "outbox.order",

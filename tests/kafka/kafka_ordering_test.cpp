@@ -90,6 +90,18 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
   }
   const auto started = std::chrono::steady_clock::now();
   const auto published = [&] { return db.count("status = 'PUBLISHED'"); };
+  // Waits until `target` rows are PUBLISHED, however long the backlog takes on a loaded
+  // machine while rows keep being published (a CI run on 2 busy cores needed more than 120 s
+  // for the last drain); fails when nothing was published for 2 minutes (longer than a
+  // BLOCKED row's longest recheck, 60 s, a lease, 20 s, and the outage probes' longest
+  // interval, 10 s, together), with what stays unpublished and why.
+  const auto require_published = [&](long long target) {
+    if (eventually_while_progressing([&] { return published() >= target; }, published)) return;
+    std::vector<const RelayProcess*> live;
+    for (const auto& relay : relays)
+      live.push_back(relay.get());
+    FAIL("published " << published() << " of " << target << "; " << describe_unpublished(db, live));
+  };
   // One more version of every aggregate every 200 ms, as writers committing them in turn.
   BackgroundWriter writer(
       [&](int step) {
@@ -97,7 +109,7 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
         db.insert_versioned_events("ord", kOrderingAggregates, version, version);
       },
       200ms);
-  REQUIRE(eventually([&] { return published() >= 1000; }));
+  require_published(1000);
   const LeaderOutage first = kill_and_restart_leader(*cluster, "outbox.order", published, 1000);
   int relay_exit = -1;
   double chained_by_killed = 0;
@@ -115,7 +127,7 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
                                                ordering_relay_config(run, names[0]));
     REQUIRE(eventually([&] { return logged(*relays[0], "relay running"); }));
     const long long at_restart = published();
-    REQUIRE(eventually([&] { return published() >= at_restart + 1000; }));
+    require_published(at_restart + 1000);
   }
   const LeaderOutage second = kill_and_restart_leader(*cluster, "outbox.order", published, 1000);
   // Produce errors from the broker: the relays' failed reports (released, retried) must not
@@ -132,11 +144,16 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
       refuse_produces_until_failures(*cluster, "outbox.order", publish_failures);
   {
     const long long after_refusal = published();
-    REQUIRE(eventually([&] { return published() >= after_refusal + 1000; }));
+    require_published(after_refusal + 1000);
   }
   const int versions = run.backlog_versions + writer.stop();
   const long long events = static_cast<long long>(versions) * kOrderingAggregates;
-  REQUIRE(eventually([&] { return published() == events; }));
+  const auto writer_stopped = std::chrono::steady_clock::now();
+  require_published(events);
+  REQUIRE(published() == events);
+  // The backlog left when the writer stopped, drained (a figure: it grows with the load).
+  const double last_drain_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - writer_stopped).count();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The backlogs (the outages', or the one committed before the start) were claimed in chains
@@ -200,7 +217,7 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
     // transaction markers (offsets without a record, which no idempotent producer leaves).
     for (const RelayProcess* relay : logs) {
       INFO(relay->log());
-      CHECK(logged(*relay, "each batch is one Kafka transaction"));
+      CHECK(logged(*relay, "of an aggregate is one Kafka transaction"));
       const std::string claimant = logged_claimant(*relay);
       const std::string instance = claimant.substr(0, claimant.find('/'));
       CHECK(logged(*relay, "transactional producer outbox-relay-" + instance + "-0 ready"));
@@ -213,12 +230,21 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
     CHECK(everything.size() >= records.size());
     CHECK(distinct_events(everything) == distinct_events(records));
     const VersionOrder uncommitted = version_order(everything, versions);
-    transactional_figures = "; read_committed in " + std::to_string(reads) +
-                            " reads; read_uncommitted: " + std::to_string(everything.size()) +
-                            " records (" + std::to_string(everything.size() - records.size()) +
-                            " aborted), " + std::to_string(markers) +
-                            " transaction markers, inversions " +
-                            std::to_string(uncommitted.inversions);
+    // Producers that ended up fenced (a slot that serves nothing more) or were replaced
+    // (fatal, or a commit's end unknown): how the transactional path came through the faults.
+    long long fenced = 0;
+    long long replaced = 0;
+    for (const RelayProcess* relay : logs) {
+      fenced += relay->count("was fenced by a newer producer");
+      replaced += relay->count("replaced (");
+    }
+    transactional_figures =
+        "; producers fenced " + std::to_string(fenced) + ", replaced " + std::to_string(replaced) +
+        "; read_committed in " + std::to_string(reads) +
+        " reads; read_uncommitted: " + std::to_string(everything.size()) + " records (" +
+        std::to_string(everything.size() - records.size()) + " aborted), " +
+        std::to_string(markers) + " transaction markers, inversions " +
+        std::to_string(uncommitted.inversions);
   }
   std::cout << "[figures] ordering (" << run.label << ") through leader kills on the Kafka "
             << cluster->version() << " cluster: " << kOrderingAggregates << " aggregates x "
@@ -228,8 +254,9 @@ void run_ordering_through_leader_kills(const OrderingRun& run) {
             << first.seconds_down << " s, " << second.seconds_down << " s), produce refused "
             << refusal.seconds_refused << " s (node " << refusal.node
             << " down, min.insync.replicas 3): " << refusal.failures << " failed reports; "
-            << events << " events in " << seconds << " s, " << records.size() << " records ("
-            << chained << " claimed in chains), " << audit.topic.deliveries.size()
+            << events << " events in " << seconds << " s (the last backlog drained in "
+            << last_drain_seconds << " s), " << records.size() << " records (" << chained
+            << " claimed in chains), " << audit.topic.deliveries.size()
             << " distinct event ids, duplicates " << duplicates.summary() << ", inversions "
             << order.inversions << " in " << order.reordered.size() << " aggregates"
             << transactional_figures << "\n";

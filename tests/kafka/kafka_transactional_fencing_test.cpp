@@ -18,11 +18,12 @@
 //     no report, has reached A, so it cannot have committed. A is then SIGSTOPped: frozen
 //     inside its transaction, its rows PUBLISHING under its lease (60 s, far ahead).
 //   - the wire is healed (A's connection to the leader is closed; A sleeps through it) and B
-//     starts. B's first claim (one event of its own, on the same single partition) initialises
-//     outbox-relay-zombie-0: the coordinator aborts A's open transaction and bumps the epoch.
-//     That B's event reaches read_committed consumers proves A's transaction ended, as it lies
-//     before B's on the partition: A is frozen, and transaction.timeout.ms is set to 5 minutes,
-//     so no coordinator timeout ended it.
+//     starts. B's start initialises outbox-relay-zombie-0: the coordinator aborts A's open
+//     transaction and bumps the epoch. Then B publishes one event of its own aggregate on the
+//     same single partition (a batch of one event per aggregate, so on B's idempotent
+//     producer, not in a transaction). That B's event reaches read_committed consumers proves
+//     A's transaction ended, as it lies before B's on the partition: A is frozen, and
+//     transaction.timeout.ms is set to 5 minutes, so no coordinator timeout ended it.
 //   - A gets SIGTERM and SIGCONT together: it resumes draining (no new claim), its producer
 //     learns it is fenced, its batch ends unconfirmed, and while its lease still holds it marks
 //     nothing. B then publishes the rows A gave back (or took over at the lease's end).
@@ -68,7 +69,9 @@ int transaction_state_partition(const std::string& transactional_id) {
   return magnitude % kTransactionStatePartitions;
 }
 
-// One PENDING event of its own aggregate: topic outbox.<aggregate_type>.
+// One PENDING event of its own aggregate: topic outbox.<aggregate_type>. Claimed alone, it goes
+// on the relay's idempotent producer (a transaction only holds several versions of one
+// aggregate).
 void insert_single_event(const TestDatabase& db, const std::string& id,
                          const std::string& aggregate_type) {
   db.exec(
@@ -76,6 +79,22 @@ void insert_single_event(const TestDatabase& db, const std::string& id,
       "event_version, payload, status, created_at) VALUES ('" +
       id + "', '" + aggregate_type + "', 'single-" + id +
       "', 'ORDER_CHANGED', 1, JSON_OBJECT('single', 1), 'PENDING', CURRENT_TIMESTAMP(6))");
+}
+
+// Versions 1 and 2 of one aggregate of its own, ids event_id(prefix, 1) and (prefix, 2), in
+// one INSERT: claimed together, they are one transaction.
+void insert_two_versions(const TestDatabase& db, const std::string& prefix,
+                         const std::string& aggregate_type) {
+  std::string rows;
+  for (int version = 1; version <= 2; ++version) {
+    rows += std::string(version > 1 ? ", " : "") + "('" + event_id(prefix, version) + "', '" +
+            aggregate_type + "', 'pair-" + prefix + "', 'ORDER_CHANGED', " +
+            std::to_string(version) + ", JSON_OBJECT('pair', 1), 'PENDING', CURRENT_TIMESTAMP(6))";
+  }
+  db.exec(
+      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+      "event_version, payload, status, created_at) VALUES " +
+      rows);
 }
 
 // Whether the process is stopped (state T in /proc/<pid>/stat).
@@ -121,7 +140,8 @@ TEST_CASE(
   RelayProcess relay_a(db, cluster.bootstrap(), settings);
   REQUIRE(eventually([&] { return logged(relay_a, "relay running"); }));
   const std::string claimant_a = logged_claimant(relay_a);
-  // A's first producer comes up with its first batch; then its coordinator is known.
+  // A's producers came up at its start (their init_transactions created __transaction_state),
+  // so their coordinator is known once a first event went through.
   insert_single_event(db, event_id("warm", 1), "warmup");
   REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 1; }));
   REQUIRE(logged(relay_a, "transactional producer " + transactional_id + " ready"));
@@ -132,9 +152,10 @@ TEST_CASE(
   // One partition: A's records, then B's event behind them.
   cluster->create_topic_led_by("outbox.order", 1, leader);
   REQUIRE(cluster->leader("outbox.order", 0) == leader);
-  // A learns the topic's leader (and publishes there once) before the wire to it drops answers.
-  insert_single_event(db, event_id("warm", 2), "order");
-  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 2; }));
+  // outbox-relay-zombie-0 learns the topic's leader (and publishes there once, in a
+  // transaction) before the wire to it drops answers.
+  insert_two_versions(db, "warmpair", "order");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 3; }));
 
   // A claims every version of every aggregate in one claim (one INSERT), sends them in one
   // transaction on outbox-relay-zombie-0; the leader stores them, its answers are dropped.
@@ -169,7 +190,7 @@ TEST_CASE(
   REQUIRE(eventually([&] { return logged(relay_b, "relay running"); }));
   const std::string claimant_b = logged_claimant(relay_b);
   REQUIRE(claimant_b != claimant_a);
-  // B's first claim (A's rows are leased) initialises outbox-relay-zombie-0: A is fenced.
+  // B's start initialised outbox-relay-zombie-0 (A is fenced); its event goes behind A's.
   const std::string fence_event = event_id("fence", 1);
   insert_single_event(db, fence_event, "order");
   REQUIRE(eventually([&] {
@@ -219,7 +240,7 @@ TEST_CASE(
       read_topic(cluster.bootstrap(), "outbox.order", Isolation::kReadCommitted);
   const DeliveryAudit audit = audit_delivery(db, committed, "aggregate_type = 'order'");
   check_all_published_and_on_topic(audit);
-  CHECK(audit.rows == kFencingEvents + 2);
+  CHECK(audit.rows == kFencingEvents + 3);  // and the warm-up pair, and B's fence event
   CHECK(audit.topic.records == audit.topic.deliveries.size());
   INFO("duplicated: " << audit.topic.duplicated_ids());
   CHECK(audit.topic.duplicates() == 0);

@@ -144,4 +144,32 @@ DuplicateCauses explain_duplicates(const TestDatabase& db,
   return causes;
 }
 
+std::string describe_unpublished(const TestDatabase& db,
+                                 const std::vector<const RelayProcess*>& relays, int limit) {
+  std::ostringstream out;
+  out << "rows per status:";
+  for (const auto& row : db.query("SELECT status, COUNT(*) FROM outbox_event GROUP BY status"))
+    out << " " << row.at(0) << " " << row.at(1);
+  out << "\ndatabase clock: " << db.scalar("SELECT CURRENT_TIMESTAMP(6)");
+  out << "\noldest unpublished (event_id status attempts lease_expiries lease_owner lease_until "
+         "next_attempt_at last_error):";
+  for (const auto& row : db.query(
+           "SELECT event_id, status, attempts, lease_expiries, COALESCE(lease_owner, '-'), "
+           "COALESCE(lease_until, '-'), COALESCE(next_attempt_at, '-'), "
+           "COALESCE(LEFT(last_error, 200), '-') FROM outbox_event WHERE status <> 'PUBLISHED' "
+           "ORDER BY created_at, event_id LIMIT " +
+           std::to_string(limit))) {
+    out << "\n ";
+    for (const std::string& field : row)
+      out << " " << field;
+  }
+  constexpr size_t kLogTail = 4000;
+  for (const RelayProcess* relay : relays) {
+    const std::string log = relay->log();
+    out << "\nlast of the log of " << relay->config_file() << ":\n"
+        << (log.size() > kLogTail ? log.substr(log.size() - kLogTail) : log);
+  }
+  return out.str();
+}
+
 }  // namespace outbox::test

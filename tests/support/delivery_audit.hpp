@@ -32,6 +32,13 @@ DeliveryAudit audit_delivery(const TestDatabase& db,
                              const std::vector<harness::KafkaRecord>& records,
                              const std::string& rows_where = "TRUE");
 
+// What a drain that never finished left behind, for the failure message of a wait for every
+// row to be PUBLISHED: the rows per status, the oldest `limit` unpublished rows (status,
+// attempts, lease owner and its end on the database clock, next attempt, last error), and
+// the last lines of each relay's log. Without it a CI run says only "false".
+std::string describe_unpublished(const TestDatabase& db,
+                                 const std::vector<const RelayProcess*>& relays, int limit = 10);
+
 // CHECKs that nothing is lost (every row PUBLISHED, every event on the topic), nothing marked
 // that the topic does not hold, and nothing on it that the table does not know.
 void check_all_published_and_on_topic(const DeliveryAudit& audit);

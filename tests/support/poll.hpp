@@ -4,4 +4,5 @@
 
 namespace outbox::test {
 using harness::eventually;
+using harness::eventually_while_progressing;
 }  // namespace outbox::test

@@ -32,6 +32,8 @@ class RelayProcess {
                const std::map<std::string, std::string>& extra_env = {});
   ChildProcess& process() { return daemon_.process(); }
   std::string log() const { return daemon_.log(); }
+  // Occurrences of `text` in the log.
+  int count(const std::string& text) const { return daemon_.count(text); }
   const std::string& config_file() const { return daemon_.config_file(); }
   // The port of /metrics, /healthz and /readyz (the relay listens on an ephemeral port).
   int metrics_port() const;

@@ -20,6 +20,7 @@ class TestBroker {
   const std::string& bootstrap() const { return broker_.bootstrap(); }
   // Sends a control command (see mock_commands.hpp); throws unless the reply is "ok".
   void command(const std::string& line) const { broker_.command(line); }
+  pid_t pid() const { return broker_.pid(); }
 
  private:
   TempDir dir_;

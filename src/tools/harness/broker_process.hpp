@@ -19,6 +19,7 @@ class BrokerProcess {
   // Sends a control command (see mock_commands.hpp); throws unless the reply is "ok".
   void command(const std::string& line) const;
   ChildProcess& process() { return *process_; }
+  pid_t pid() const { return process_->pid(); }
 
  private:
   std::string binary_;

@@ -139,4 +139,15 @@ std::string KafkaCluster::node_log(int node) const {
   return read_text_file(dir_ + "/node" + std::to_string(node) + "/server.log");
 }
 
+std::vector<pid_t> KafkaCluster::node_pids() const {
+  std::vector<pid_t> pids;
+  for (int node = 1; node <= kNodes; ++node) {
+    // kafka-cluster.sh writes it at a node's start and removes it when it stops the node.
+    std::ifstream in(dir_ + "/node" + std::to_string(node) + "/pid");
+    pid_t pid = 0;
+    if (in >> pid && pid > 0) pids.push_back(pid);
+  }
+  return pids;
+}
+
 }  // namespace outbox::harness

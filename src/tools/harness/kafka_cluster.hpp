@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,6 +62,8 @@ class KafkaCluster {
   TcpProxy& proxy(int node) { return *proxies_.at(static_cast<size_t>(node - 1)); }
   // The node's log (server.log).
   std::string node_log(int node) const;
+  // The JVM of every node that runs (its pid file), for the benchmarks' CPU shares.
+  std::vector<pid_t> node_pids() const;
 
  private:
   std::string run(const std::vector<std::string>& args) const;

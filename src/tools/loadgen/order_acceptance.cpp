@@ -49,6 +49,7 @@ std::optional<std::optional<AcceptedOrder>> reconcile_until_answered(const Order
 Outcome<AcceptedOrder> accept_order(OrderWriter& writer, const OrderSubmission& order,
                                     Backoff& backoff, AcceptanceCounts& counts,
                                     const std::stop_token& stop) {
+  bool resubmitted = false;  // after a reconcile that found nothing
   for (;;) {
     const SubmitResult result = writer.submit(order);
     if (const auto* committed = std::get_if<Committed>(&result)) {
@@ -59,6 +60,15 @@ Outcome<AcceptedOrder> accept_order(OrderWriter& writer, const OrderSubmission& 
     if (const auto* accepted = std::get_if<AlreadyAccepted>(&result)) {
       ++counts.already_accepted;
       backoff.reset();
+      if (resubmitted) {
+        // The killed session's COMMIT can still be finishing on the server when the reconcile
+        // reads on a new connection: it sees nothing, and the resubmission then meets the
+        // stored request. The same ids make that harmless; the line says where it came from.
+        spdlog::info(
+            "order {}: the resubmission found it already accepted as order {} (event {}): the "
+            "unknown commit landed after the reconcile looked",
+            order.order_id, accepted->stored.order_id, accepted->stored.acceptance_event_id);
+      }
       return accepted->stored;
     }
     if (const auto* unknown = std::get_if<CommitOutcomeUnknown>(&result)) {
@@ -76,6 +86,7 @@ Outcome<AcceptedOrder> accept_order(OrderWriter& writer, const OrderSubmission& 
       ++counts.reconciled_absent;
       spdlog::info("order {}: reconcile found nothing on the primary; resubmitting the same ids",
                    order.order_id);
+      resubmitted = true;
       continue;
     }
     const auto& rolled_back = std::get<RolledBack>(result);
