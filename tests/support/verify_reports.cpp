@@ -172,6 +172,18 @@ std::string soak_table(const VerifyRun& run) {
     }
     if (inside) table += line.substr(std::min(line.size(), line.find("] ") + 2)) + "\n";
   }
+  // The failed checks with their evidence, next to the table: a failure's own output (the
+  // whole soak log) can be too long for a CI log's excerpt to reach the line that names it.
+  const YAML::Node& doc = run.report;
+  if (!doc.IsMap() || !doc["checks"].IsMap()) return table + "  no report: the soak ended early\n";
+  int failed = 0;
+  for (const auto& check : doc["checks"]) {
+    if (check.second.as<std::string>() == "PASS") continue;
+    ++failed;
+    table += "  check " + check.first.as<std::string>() + " " + check.second.as<std::string>() +
+             ": " + doc["checkEvidence"][check.first].as<std::string>() + "\n";
+  }
+  if (failed == 0) table += "  every check PASS\n";
   return table;
 }
 

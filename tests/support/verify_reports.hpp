@@ -56,7 +56,8 @@ std::map<std::string, YAML::Node> check_soak_report(const VerifyRun& run, int64_
                                                     int faults);
 
 // The soak's table of duplicates per fault kind as its log printed it (the lines after
-// "duplicates per fault kind", without the log prefix), for the test's [figures] output.
+// "duplicates per fault kind", without the log prefix), for the test's [figures] output,
+// followed by every check that did not PASS with its evidence.
 std::string soak_table(const VerifyRun& run);
 
 }  // namespace outbox::test

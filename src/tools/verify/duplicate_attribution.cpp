@@ -272,6 +272,16 @@ DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence) {
   return account;
 }
 
+long long explained_verdicts(const DuplicateAccount& account, long long duplicate_copies,
+                             long long consumed_rows, long long applied_lines) {
+  const auto landed_unknown_commits = static_cast<long long>(std::count_if(
+      account.redeliveries.begin(), account.redeliveries.end(),
+      [](const Redelivery& r) { return r.cause == RedeliveryCause::kCommitUnknown; }));
+  const long long unlogged_effects =
+      std::max(0LL, consumed_rows - applied_lines - landed_unknown_commits);
+  return duplicate_copies + static_cast<long long>(account.redeliveries.size()) + unlogged_effects;
+}
+
 std::vector<DuplicatesRow> duplicates_by_fault_kind(const DuplicateEvidence& evidence,
                                                     const DuplicateAccount& account,
                                                     const std::vector<FaultKind>& kinds) {

@@ -81,6 +81,15 @@ struct DuplicateAccount {
 // between the apply and the redelivery; 0 when none fits.
 DuplicateAccount account_for_duplicates(const DuplicateEvidence& evidence);
 
+// How many "already consumed" verdicts the evidence explains: one per duplicate copy on the
+// topic, one per redelivery, and one per effect a consumer committed but never logged as
+// applied (`consumed_rows` beyond `applied_lines`: killed -9 between its database commit and
+// its log line, so the copy delivered again is the first its logs show). A COMMIT whose outcome
+// was unknown and that did land is such an effect too, but its retry's verdict is already a
+// redelivery (kCommitUnknown): it is not counted twice.
+long long explained_verdicts(const DuplicateAccount& account, long long duplicate_copies,
+                             long long consumed_rows, long long applied_lines);
+
 // One row per fault kind of `kinds`, in that order (the kinds the soak's broker takes, see
 // fault_kinds), and "unattributed" last: faults injected, duplicate copies on the broker,
 // repeated handlings by the consumers, with their mechanisms.

@@ -177,6 +177,9 @@ SoakVerdict judge_soak(const SoakSummary& summary, const Chain& chain, const Soa
   const long long duplicate_copies =
       static_cast<long long>(evidence.topic.size()) - static_cast<long long>(on_topic.size());
 
+  const auto redeliveries = static_cast<long long>(account.redeliveries.size());
+  const long long explained = explained_verdicts(account, duplicate_copies, consumed, applied);
+
   YAML::Node counts;
   counts["committedOrders"] = orders;
   counts["outboxEventsByStatus"] = YAML::Node(YAML::NodeType::Map);
@@ -190,7 +193,7 @@ SoakVerdict judge_soak(const SoakSummary& summary, const Chain& chain, const Soa
   counts["consumerHandleAttempts"] = static_cast<long long>(evidence.attempts.size());
   counts["consumerApplied"] = applied;
   counts["consumerAlreadyConsumed"] = account.already_consumed;
-  counts["consumerRedeliveries"] = static_cast<long long>(account.redeliveries.size());
+  counts["consumerRedeliveries"] = redeliveries;
   counts["consumedEventRows"] = consumed;
   counts["notificationJobs"] = jobs;
   doc["counts"] = counts;
@@ -212,19 +215,14 @@ SoakVerdict judge_soak(const SoakSummary& summary, const Chain& chain, const Soa
         std::to_string(jobs) + " notification jobs (" + std::to_string(matching_jobs) +
             " matching their order), " + std::to_string(consumed) +
             " consumed_event rows, applied " + std::to_string(applied) + " times by the logs"}},
-      // A consumer killed -9 between its database commit and its "applied" log line leaves an
-      // effect no log shows: the copy delivered again after the restart is then the first the
-      // logs show for its event, not counted a redelivery, yet its verdict is 'already
-      // consumed'. Each such effect (consumed_event rows beyond the logged ones) explains one.
       {"everyDuplicateWentThroughTheDedupe",
-       {account.already_consumed == duplicate_copies +
-                                        static_cast<long long>(account.redeliveries.size()) +
-                                        std::max(0LL, consumed - applied),
+       {account.already_consumed == explained,
         std::to_string(account.already_consumed) + " 'already consumed' verdicts for " +
             std::to_string(duplicate_copies) + " duplicate copies + " +
-            std::to_string(account.redeliveries.size()) + " redeliveries + " +
-            std::to_string(std::max(0LL, consumed - applied)) +
-            " effects a killed consumer committed but never logged"}},
+            std::to_string(redeliveries) + " redeliveries + " +
+            std::to_string(explained - duplicate_copies - redeliveries) +
+            " effects a killed consumer committed but never logged (" + std::to_string(consumed) +
+            " consumed_event rows, " + std::to_string(applied) + " logged applies)"}},
       {"everyProcessDrained",
        {summary.run_problem.empty(),
         summary.run_problem.empty() ? std::string("every relay and consumer exited 0 on SIGTERM")
