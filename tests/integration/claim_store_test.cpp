@@ -7,22 +7,16 @@
 #include "mysql_claim_store.hpp"
 #include "outcome_printing.hpp"
 #include "test_database.hpp"
+#include "test_session.hpp"
 
 using outbox::LeaseToken;
 using outbox::MysqlClaimStore;
-using outbox::MysqlSession;
 using outbox::test::event_id;
+using outbox::test::open_session;
 using outbox::test::TestDatabase;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::unique_ptr<MysqlSession> open_session(const TestDatabase& db) {
-  outbox::init_mysql_driver();
-  auto session = MysqlSession::open(db.endpoint(), outbox::SessionSettings{});
-  if (!session) FAIL(session.error().message);
-  return std::move(session).value();
-}
 
 outbox::ClaimPolicy policy(outbox::Ordering ordering = outbox::Ordering::kNone,
                            outbox::Micros due_scan_interval = 1s) {

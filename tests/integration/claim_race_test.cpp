@@ -1,0 +1,157 @@
+// Ordered claims while a writer commits: a claim's locking scan reads the newest committed rows,
+// while its "no older unpublished version" subqueries read the statement's snapshot. A version
+// pair committed during the scan must still be claimed in order: never both versions in one
+// batch of independent events, never the second before the first is settled.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mysql/mysql_session.hpp"
+#include "mysql_claim_store.hpp"
+#include "outcome_printing.hpp"
+#include "test_database.hpp"
+#include "test_session.hpp"
+
+using outbox::LeaseToken;
+using outbox::MysqlClaimStore;
+using outbox::test::open_session;
+using outbox::test::TestDatabase;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Claimed or being marked: every event a claim returned, recorded before its mark, so a
+// version found here was settled (or about to be) by the time its successor may be claimed.
+class SettledVersions {
+ public:
+  // Records `batch`; returns the second versions it holds whose first version was not
+  // recorded before, i.e. was not claimed by an earlier claim.
+  std::vector<std::string> record(const outbox::ClaimedBatch& batch) {
+    const std::lock_guard lock(mutex_);
+    std::vector<std::string> out_of_order;
+    for (const outbox::OutboxEvent& event : batch.events) {
+      if (event.event_version == 2 && ids_.count(event.aggregate_id + "/1") == 0)
+        out_of_order.push_back(event.event_id);
+    }
+    for (const outbox::OutboxEvent& event : batch.events)
+      ids_.insert(event.aggregate_id + "/" + std::to_string(event.event_version));
+    return out_of_order;
+  }
+  size_t size() {
+    const std::lock_guard lock(mutex_);
+    return ids_.size();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> ids_;
+};
+
+}  // namespace
+
+TEST_CASE("ordered claims take a version pair committed during their scan in order",
+          "[claim-store][ordering][race]") {
+  TestDatabase db;
+  constexpr int kPairs = 4000;
+  outbox::ClaimPolicy policy;
+  policy.ordering = outbox::Ordering::kPerAggregate;
+  policy.chain_length = 0;  // one event per aggregate per claim: a pair in a batch is a fault
+  policy.due_scan_interval = 50ms;
+
+  std::atomic<int> written{0};
+  std::atomic<bool> writer_failed{false};
+  std::mutex error_mutex;
+  std::string errors;  // Catch's macros are not for other threads
+  const auto fail = [&](const std::string& what, std::atomic<bool>& flag) {
+    const std::lock_guard lock(error_mutex);
+    errors += what + "\n";
+    flag.store(true);
+  };
+  // The writer: each aggregate's two versions in one autocommit INSERT, as fast as it goes.
+  // Sessions open here: open_session() fails the test through Catch, which is for this thread.
+  std::unique_ptr<outbox::MysqlSession> session = open_session(db);
+  MysqlClaimStore store_a(open_session(db), policy);
+  MysqlClaimStore store_b(open_session(db), policy);
+  std::jthread writer([&] {
+    try {
+      for (int pair = 0; pair < kPairs; ++pair) {
+        const std::string id = std::to_string(pair);
+        session->execute(
+            "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+            "event_version, payload, status, created_at) VALUES ('race-" +
+            id + "-1', 'order', 'race-" + id + "', 'X', 1, '{}', 'PENDING', NOW(6)), ('race-" + id +
+            "-2', 'order', 'race-" + id + "', 'X', 2, '{}', 'PENDING', NOW(6))");
+        session->commit();
+        written.store(pair + 1);
+      }
+    } catch (const std::exception& error) {
+      fail(std::string("writer: ") + error.what(), writer_failed);
+    }
+  });
+
+  SettledVersions settled;
+  std::mutex found_mutex;
+  std::vector<std::string> out_of_order;
+  std::atomic<long long> claims{0};
+  std::atomic<bool> claimer_failed{false};
+  // Two relays claiming, marking and waking as fast as they can, until every event is claimed.
+  const auto relay = [&](const std::string& name, MysqlClaimStore& store) {
+    try {
+      // A hang guard, not a speed bound: fails only when nothing was claimed for a minute.
+      size_t seen = 0;
+      auto moved_at = std::chrono::steady_clock::now();
+      for (uint64_t claim = 1; settled.size() < 2 * kPairs; ++claim) {
+        if (writer_failed.load()) return;
+        if (settled.size() != seen) {
+          seen = settled.size();
+          moved_at = std::chrono::steady_clock::now();
+        } else if (std::chrono::steady_clock::now() - moved_at > 60s) {
+          throw std::runtime_error("no claim for 60 s at " + std::to_string(seen) + " events");
+        }
+        const LeaseToken token(name, 0, claim);
+        auto batch = store.claim(token, 50, 30s);
+        if (!batch) throw std::runtime_error(batch.error().message);
+        ++claims;
+        const std::vector<std::string> found = settled.record(batch.value());
+        if (!found.empty()) {
+          const std::lock_guard lock(found_mutex);
+          out_of_order.insert(out_of_order.end(), found.begin(), found.end());
+        }
+        if (!batch.value().parked.empty() && !store.wake_successors(batch.value().parked))
+          throw std::runtime_error("wake after park failed");
+        std::vector<std::string> ids;
+        for (const outbox::OutboxEvent& event : batch.value().events)
+          ids.push_back(event.event_id);
+        if (ids.empty()) {
+          std::this_thread::sleep_for(1ms);  // pacing an idle poll, not a synchronisation
+          continue;
+        }
+        auto marked = store.mark_published(token, ids);
+        if (!marked || marked.value().changed != ids.size())
+          throw std::runtime_error("mark failed");
+        if (!store.wake_successors(ids)) throw std::runtime_error("wake after mark failed");
+      }
+    } catch (const std::exception& error) {
+      fail(name + ": " + error.what(), claimer_failed);
+    }
+  };
+  {
+    std::jthread a(relay, "relay-a", std::ref(store_a));
+    std::jthread b(relay, "relay-b", std::ref(store_b));
+  }
+  writer.join();
+  INFO(errors);
+  REQUIRE_FALSE(writer_failed.load());
+  REQUIRE_FALSE(claimer_failed.load());
+  INFO(claims.load() << " claims; second versions claimed before their first was settled: "
+                     << out_of_order.size());
+  CHECK(written.load() == kPairs);
+  CHECK(db.count("status = 'PUBLISHED'") == 2 * kPairs);
+  CHECK(out_of_order.empty());
+}
