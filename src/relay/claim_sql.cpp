@@ -23,20 +23,25 @@ std::string oldest_unpublished(const Schema& schema, const std::string& columns,
          " ORDER BY o.event_version, o.created_at, o.event_id LIMIT 1)";
 }
 
-// 1 when an older event of the aggregate of row `alias` is still unpublished (the row itself
-// is unpublished, so the oldest is either the row or older), or when that cannot be told yet.
+// Whether the oldest unpublished event of the aggregate of row `alias` is older than the row:
+// 1 when an older event is still unpublished, 0 when the row is the oldest (the row itself is
+// unpublished, so the oldest is either the row or older), NULL when the subquery finds no
+// unpublished event at all.
 //
-// The subquery reads the statement's snapshot, the locking scan around it the newest committed
-// rows. A row committed after the snapshot was taken is seen by the scan but not by the
-// subquery, nor is an older version committed with it or just before it: the subquery finds no
-// unpublished event at all (NULL). Such a row is therefore never taken as a head: a version
-// pair committed while a claim scans would otherwise be claimed as two heads (found by
-// claim_race_test.cpp: 11 of 4,000 pairs with two relays). COALESCE turns NULL into 1, and
-// claim_state_column() leaves the row waiting for a claim whose snapshot holds it.
+// NULL means the row is newer than the statement's snapshot. The subquery reads that snapshot,
+// the locking scan around it the newest committed rows: a row committed after the snapshot
+// was taken is seen by the scan but not by the subquery, nor is an older version committed
+// with it or just before it. Taken as a head, a version pair committed while a claim scans
+// was claimed as two heads (claim_race_test.cpp: 11 of 4,000 pairs with two relays).
+std::string oldest_is_older(const Schema& schema, const std::string& alias) {
+  return oldest_unpublished(schema, "o.event_version, o.created_at, o.event_id", alias) + " < (" +
+         alias + ".event_version, " + alias + ".created_at, " + alias + ".event_id)";
+}
+
+// 1 when an older event of the aggregate of row `alias` is still unpublished, or when that
+// cannot be told yet (a row newer than the snapshot): such a row stays where it is.
 std::string older_unpublished_exists(const Schema& schema, const std::string& alias) {
-  return "COALESCE(" +
-         oldest_unpublished(schema, "o.event_version, o.created_at, o.event_id", alias) + " < (" +
-         alias + ".event_version, " + alias + ".created_at, " + alias + ".event_id), 1)";
+  return "COALESCE(" + oldest_is_older(schema, alias) + ", 1)";
 }
 
 std::string blocked_column(const Schema& schema, Ordering ordering) {
@@ -48,8 +53,9 @@ std::string blocked_column(const Schema& schema, Ordering ordering) {
 // flight (PUBLISHING under a live lease, so it settles within that lease); kBlocked
 // otherwise. The first test reads idx_outbox_aggregate alone (it covers those columns); only
 // a row behind an older event pays for the second, which reads that event's row for its status
-// and lease (IF evaluates only the branch it takes). A row newer than the statement's snapshot
-// (see older_unpublished_exists) finds no oldest event there either: kWaiting, unwritten.
+// and lease (CASE evaluates its operand once and only the branch it takes). A row newer than
+// the statement's snapshot (see oldest_is_older) is kNewerThanSnapshot: left for the next
+// claim, whose snapshot holds it.
 //
 // With chains, a claimable row also reads whether its aggregate has another unpublished event
 // (the next entry of the same index range, one more entry read): only such a head is worth a
@@ -68,9 +74,9 @@ std::string claim_state_column(const Schema& schema, Ordering ordering, bool cha
   const std::string head_state =
       "IF(o.status = 'PUBLISHING' AND o.lease_until > CURRENT_TIMESTAMP(6), " +
       std::to_string(ClaimState::kWaiting) + ", " + blocked + ")";
-  return "IF(" + older_unpublished_exists(schema, "e") + ", COALESCE(" +
-         oldest_unpublished(schema, head_state, "e") + ", " + std::to_string(ClaimState::kWaiting) +
-         "), " + claimable + ")";
+  return "CASE " + oldest_is_older(schema, "e") + " WHEN 0 THEN " + claimable +
+         " WHEN 1 THEN COALESCE(" + oldest_unpublished(schema, head_state, "e") + ", " + blocked +
+         ") ELSE " + std::to_string(ClaimState::kNewerThanSnapshot) + " END";
 }
 
 std::string message_column_list(const Schema& schema) {

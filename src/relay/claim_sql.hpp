@@ -91,6 +91,10 @@ struct ClaimState {
   // chains (ClaimPolicy::chain_length) reads its successors with select_chain. Only in scans
   // built with chains on; a store treats it as kClaimable otherwise.
   static constexpr int kClaimableHead = 3;
+  // Committed after the scan's snapshot was taken (the scan's locking read sees it, the order
+  // check's snapshot does not): whether an older version is unpublished cannot be told, so
+  // the row is left PENDING, unwritten, for the next claim.
+  static constexpr int kNewerThanSnapshot = 4;
 };
 
 // Column list shared by the claim scans; its order is what the store reads (ScanColumn). Every

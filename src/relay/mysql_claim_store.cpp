@@ -149,6 +149,9 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
   const size_t waiting_cap = kind == ScanKind::kPending ? limit / 2 : 0;
   while (rows->next()) {
     const int state = rows->getInt(Column::kClaimState);
+    // Left as it is: parking it would write a row that is simply not known yet, and the next
+    // claim judges it in order.
+    if (state == claim_sql::ClaimState::kNewerThanSnapshot) continue;
     if (state == claim_sql::ClaimState::kWaiting && batch.waiting < waiting_cap) {
       std::string aggregate = rows->getString(Column::kAggregateType);
       aggregate += '\0';

@@ -68,18 +68,18 @@ TEST_CASE("ordered scans flag rows with an older unpublished event", "[sql]") {
       "o.unpublished = 1 ORDER BY o.event_version, o.created_at, o.event_id LIMIT 1)";
   // The claim scans tell a head (0) from a row behind the event in flight (2: left PENDING)
   // and one behind anything else (1: parked); the status is read only behind an older event.
-  // A row the statement's snapshot does not hold yet (no oldest event found: NULL) is no head
-  // (1) and is left PENDING (2), never parked: the next claim's snapshot holds it.
+  // A row the statement's snapshot does not hold yet (no oldest event found: NULL) is neither
+  // (4: left PENDING, unwritten): the next claim's snapshot holds it.
   for (const std::string& scan : {claim_sql::select_pending(kSchema, Ordering::kPerAggregate),
                                   claim_sql::select_expired(kSchema, Ordering::kPerAggregate),
                                   claim_sql::select_retry_due(kSchema, Ordering::kPerAggregate)}) {
-    CHECK(scan.find(std::string("IF(COALESCE((SELECT o.event_version, o.created_at, o.event_id "
+    CHECK(scan.find(std::string("CASE (SELECT o.event_version, o.created_at, o.event_id "
                                 "FROM `outbox_event` o FORCE INDEX (idx_outbox_aggregate) ") +
-                    oldest_unpublished + " < (e.event_version, e.created_at, e.event_id), 1), " +
-                    "COALESCE((SELECT IF(o.status = 'PUBLISHING' AND o.lease_until > "
-                    "CURRENT_TIMESTAMP(6), 2, 1) FROM `outbox_event` o FORCE INDEX "
-                    "(idx_outbox_aggregate) " +
-                    oldest_unpublished + ", 2), 0)") != std::string::npos);
+                    oldest_unpublished + " < (e.event_version, e.created_at, e.event_id) WHEN 0 " +
+                    "THEN 0 WHEN 1 THEN COALESCE((SELECT IF(o.status = 'PUBLISHING' AND "
+                    "o.lease_until > CURRENT_TIMESTAMP(6), 2, 1) FROM `outbox_event` o FORCE "
+                    "INDEX (idx_outbox_aggregate) " +
+                    oldest_unpublished + ", 1) ELSE 4 END") != std::string::npos);
     CHECK(count_of(scan, '?') == 1);  // only the limit is a parameter
   }
   const std::string blocked_due = claim_sql::select_blocked_due(kSchema, Ordering::kPerAggregate);
