@@ -20,6 +20,9 @@ using std::chrono::steady_clock;
 
 constexpr milliseconds kProbeTimeout{1000};
 constexpr milliseconds kProbeInterval{1000};
+// While the probes keep failing, how often the log says so again: an operator (or a test that
+// failed waiting for claims) sees the relay still probing, and why.
+constexpr std::chrono::seconds kStillDownLogInterval{30};
 constexpr milliseconds kQueueFullPause{2};
 
 // rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts, and (for type checks) to GNU
@@ -254,16 +257,29 @@ bool KafkaPublisher::ready() {
   if (!lock.owns_lock() || steady_clock::now() < next_probe_) return false;
   next_probe_ = steady_clock::now() + kProbeInterval;
   const Status probed = producer->probe(kProbeTimeout);
+  const steady_clock::time_point now = steady_clock::now();
   if (probed) {
     producer->set_brokers_up();
     broker_seen_.store(true);
-    if (reported_down_) spdlog::info("kafka broker reachable again: resuming claims");
+    if (reported_down_) {
+      spdlog::info("kafka broker reachable again: resuming claims ({} probes had failed)",
+                   failed_probes_);
+    }
     reported_down_ = false;
+    failed_probes_ = 0;
     return true;
   }
+  ++failed_probes_;
   if (!reported_down_) {
     spdlog::warn("kafka not reachable ({}): not claiming events until a broker answers",
                  probed.error().message);
+    down_since_ = now;
+    down_logged_at_ = now;
+  } else if (now - down_logged_at_ >= kStillDownLogInterval) {
+    spdlog::warn("kafka still not reachable after {} s and {} probes ({}): not claiming",
+                 std::chrono::duration_cast<std::chrono::seconds>(now - down_since_).count(),
+                 failed_probes_, probed.error().message);
+    down_logged_at_ = now;
   }
   reported_down_ = true;
   return false;

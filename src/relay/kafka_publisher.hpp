@@ -80,6 +80,10 @@ class KafkaPublisher final : public Publisher {
   std::mutex probe_mutex_;
   std::chrono::steady_clock::time_point next_probe_{};
   bool reported_down_ = false;
+  // Since when the probes fail, and when that was last logged (every kStillDownLogInterval).
+  std::chrono::steady_clock::time_point down_since_{};
+  std::chrono::steady_clock::time_point down_logged_at_{};
+  int failed_probes_ = 0;
   // Set by abandon_in_flight(): send() hands nothing over any more. Held shared around each
   // hand-over, exclusively to set the flag, so no message slips in after the purge.
   std::shared_mutex abandon_mutex_;
