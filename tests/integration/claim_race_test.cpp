@@ -115,6 +115,11 @@ TEST_CASE("ordered claims take a version pair committed during their scan in ord
   std::mutex found_mutex;
   std::vector<std::string> out_of_order;
   std::atomic<long long> claims{0};
+  // A statement of one relay can fail against the other's (a deadlock between two marks, parks
+  // and wakes, seen once in a fresh-clone run): as a relay's worker does, a failed claim is
+  // simply not used, a failed wake is left to the BLOCKED rows' due scan, a failed mark is
+  // retried.
+  std::atomic<long long> statement_errors{0};
   // Two relays claiming, marking and waking as fast as they can, until every event is marked.
   const auto relay = [&](const std::string& name, MysqlClaimStore& store) {
     const outbox::MysqlThreadScope thread_mysql;
@@ -132,7 +137,10 @@ TEST_CASE("ordered claims take a version pair committed during their scan in ord
         }
         const LeaseToken token(name, 0, claim);
         auto batch = store.claim(token, 50, 30s);
-        if (!batch) throw std::runtime_error(batch.error().message);
+        if (!batch) {
+          ++statement_errors;
+          continue;
+        }
         ++claims;
         const std::vector<std::string> found = marked_first.out_of_order(batch.value());
         if (!found.empty()) {
@@ -140,7 +148,7 @@ TEST_CASE("ordered claims take a version pair committed during their scan in ord
           out_of_order.insert(out_of_order.end(), found.begin(), found.end());
         }
         if (!batch.value().parked.empty() && !store.wake_successors(batch.value().parked))
-          throw std::runtime_error("wake after park failed");
+          ++statement_errors;
         std::vector<std::string> ids;
         for (const outbox::OutboxEvent& event : batch.value().events)
           ids.push_back(event.event_id);
@@ -149,10 +157,18 @@ TEST_CASE("ordered claims take a version pair committed during their scan in ord
           continue;
         }
         marked_first.marking(batch.value());
-        auto marked = store.mark_published(token, ids);
-        if (!marked || marked.value().changed != ids.size())
-          throw std::runtime_error("mark failed");
-        if (!store.wake_successors(ids)) throw std::runtime_error("wake after mark failed");
+        for (int attempt = 1;; ++attempt) {
+          auto marked = store.mark_published(token, ids);
+          if (marked && marked.value().changed == ids.size()) break;
+          ++statement_errors;
+          if (attempt == 5) {
+            throw std::runtime_error("mark failed 5 times: " +
+                                     (marked ? std::to_string(marked.value().changed) + " of " +
+                                                   std::to_string(ids.size()) + " rows changed"
+                                             : marked.error().message));
+          }
+        }
+        if (!store.wake_successors(ids)) ++statement_errors;
       }
     } catch (const std::exception& error) {
       fail(name + ": " + error.what(), claimer_failed);
@@ -166,8 +182,8 @@ TEST_CASE("ordered claims take a version pair committed during their scan in ord
   INFO(errors);
   REQUIRE_FALSE(writer_failed.load());
   REQUIRE_FALSE(claimer_failed.load());
-  INFO(claims.load() << " claims; second versions claimed before their first one's mark: "
-                     << out_of_order.size());
+  INFO(claims.load() << " claims, " << statement_errors.load() << " failed statements");
+  INFO("second versions claimed before their first one's mark: " << out_of_order.size());
   CHECK(written.load() == kPairs);
   CHECK(db.count("status = 'PUBLISHED'") == 2 * kPairs);
   CHECK(out_of_order.empty());
