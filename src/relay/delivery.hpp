@@ -70,6 +70,18 @@ class Publisher {
       const std::vector<const OutboxEvent*>& events,
       std::chrono::steady_clock::time_point enqueue_by,
       const std::function<void()>& still_waiting) = 0;
+  // A batch holding chains (after[i]: index of events[i]'s predecessor, i for none;
+  // predecessors first) sent all at once, every version on its predecessor's partition behind
+  // it with no gap possible (pipelined_deliveries.hpp); every report by `settle_by`. Null when
+  // this publisher cannot keep that promise for the batch: the caller then sends the chains
+  // in waves (chained_deliveries.hpp). The contract of send() otherwise.
+  virtual std::unique_ptr<InFlightDeliveries> send_chains(
+      const std::vector<OutboxEvent>& /*events*/, const std::vector<size_t>& /*after*/,
+      std::chrono::steady_clock::time_point /*enqueue_by*/,
+      std::chrono::steady_clock::time_point /*settle_by*/,
+      const std::function<void()>& /*still_waiting*/) {
+    return nullptr;
+  }
   // librdkafka's message.timeout.ms (delivery.timeout.ms): the bound on each report.
   virtual std::chrono::microseconds delivery_timeout() const = 0;
   // Whether claiming more rows makes sense now: false while no broker answers, so rows are

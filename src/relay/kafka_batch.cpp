@@ -5,7 +5,7 @@
 namespace outbox {
 
 KafkaBatch::KafkaBatch(std::shared_ptr<ProducerHandle> producer, size_t size)
-    : producer_(std::move(producer)), outcomes_(size), remaining_(size) {
+    : producer_(std::move(producer)), outcomes_(size), has_outcome_(size, false), remaining_(size) {
   slots_.reserve(size);
   for (size_t i = 0; i < size; ++i)
     slots_.push_back(Slot{this, i});
@@ -26,9 +26,15 @@ bool KafkaBatch::wait_until(std::chrono::steady_clock::time_point deadline) {
   return reported_.wait_until(lock, deadline, [this] { return remaining_ == 0; });
 }
 
+std::vector<bool> KafkaBatch::reported() {
+  std::lock_guard lock(mutex_);
+  return has_outcome_;
+}
+
 void KafkaBatch::record(size_t index, DeliveryOutcome outcome) {
   std::lock_guard lock(mutex_);
   outcomes_[index] = std::move(outcome);
+  has_outcome_[index] = true;
   --remaining_;
   // Notify while holding the lock: once it is released the worker may destroy this batch.
   if (remaining_ == 0) reported_.notify_all();

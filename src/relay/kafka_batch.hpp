@@ -34,6 +34,8 @@ class KafkaBatch final : public InFlightDeliveries {
   Slot* slot(size_t index) { return &slots_[index]; }
   // Records an outcome: from a delivery report, or from send() when produce failed locally.
   void record(size_t index, DeliveryOutcome outcome);
+  // Whether events[i] has its outcome yet, for each i.
+  std::vector<bool> reported();
 
   // librdkafka's dr_msg_cb.
   static void on_delivery(rd_kafka_t* handle, const rd_kafka_message_t* message, void* opaque);
@@ -42,6 +44,7 @@ class KafkaBatch final : public InFlightDeliveries {
   std::shared_ptr<ProducerHandle> producer_;
   std::vector<Slot> slots_;
   std::vector<DeliveryOutcome> outcomes_;
+  std::vector<bool> has_outcome_;  // has_outcome_[i]: events[i] was reported or recorded
   std::mutex mutex_;
   std::condition_variable reported_;
   size_t remaining_;

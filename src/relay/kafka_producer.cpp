@@ -9,10 +9,11 @@
 
 namespace outbox {
 
-Outcome<std::shared_ptr<ProducerHandle>> ProducerHandle::create(
-    const KafkaSettings& kafka, int generation, ProducerCounters counters,
-    const TransactionalIdentity* transactional) {
-  Outcome<RdKafkaConf> conf = make_producer_conf(kafka, transactional);
+Outcome<std::shared_ptr<ProducerHandle>> ProducerHandle::create(const KafkaSettings& kafka,
+                                                                int generation,
+                                                                ProducerCounters counters,
+                                                                ProducerRole role) {
+  Outcome<RdKafkaConf> conf = make_producer_conf(kafka, role);
   if (!conf) return conf.error();
   std::shared_ptr<ProducerHandle> producer(new ProducerHandle(generation, counters));
   rd_kafka_conf_set_opaque(conf.value().get(), producer.get());

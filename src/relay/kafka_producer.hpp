@@ -28,10 +28,11 @@ struct ProducerCounters {
 // possibly-persisted error to fatal, and a fatal producer never produces again).
 class ProducerHandle {
  public:
-  // With `transactional`, a transactional producer (transaction_pool.hpp).
-  static Outcome<std::shared_ptr<ProducerHandle>> create(
-      const KafkaSettings& kafka, int generation, ProducerCounters counters,
-      const TransactionalIdentity* transactional = nullptr);
+  // `role`: the shared producer by default, else a transactional (transaction_pool.hpp) or a
+  // gapless one (gapless_pool.hpp).
+  static Outcome<std::shared_ptr<ProducerHandle>> create(const KafkaSettings& kafka, int generation,
+                                                         ProducerCounters counters,
+                                                         ProducerRole role = {});
   ~ProducerHandle();
   ProducerHandle(const ProducerHandle&) = delete;
   ProducerHandle& operator=(const ProducerHandle&) = delete;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -9,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "pipelined_deliveries.hpp"
 #include "producer_config.hpp"
 #include "transactional_deliveries.hpp"
 
@@ -86,7 +88,8 @@ bool holds_two_versions_of_an_aggregate(const std::vector<const OutboxEvent*>& e
 Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSettings& kafka,
                                                                 TopicRouter router,
                                                                 ProducerCounters counters,
-                                                                TransactionSettings transactions) {
+                                                                TransactionSettings transactions,
+                                                                PipelineSettings pipeline) {
   Outcome<std::shared_ptr<ProducerHandle>> producer = ProducerHandle::create(kafka, 1, counters);
   if (!producer) return producer.error();
   std::unique_ptr<TransactionPool> pool;
@@ -95,9 +98,9 @@ Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSetti
     // transactional.id (a message.timeout.ms above transaction.timeout.ms) stop the start.
     const TransactionalIdentity identity{transactions.id_prefix + "-check", transactions.timeout};
     Outcome<std::shared_ptr<ProducerHandle>> check =
-        ProducerHandle::create(kafka, 0, {}, &identity);
+        ProducerHandle::create(kafka, 0, {}, ProducerRole{&identity});
     if (!check) return check.error();
-    log_kafka_properties(producer_properties(kafka, &identity));
+    log_kafka_properties(producer_properties(kafka, ProducerRole{&identity}));
     spdlog::info(
         "each batch holding several versions of an aggregate is one Kafka transaction: {} "
         "producers, transactional.id {}-0..{}",
@@ -106,20 +109,36 @@ Outcome<std::unique_ptr<KafkaPublisher>> KafkaPublisher::create(const KafkaSetti
   } else {
     log_kafka_properties(producer_properties(kafka));
   }
-  return std::unique_ptr<KafkaPublisher>(new KafkaPublisher(
-      kafka, std::move(router), std::move(producer).value(), counters, std::move(pool)));
+  std::unique_ptr<GaplessPool> gapless;
+  if (pipeline.producers > 0 && !pool) {
+    // One now, so that properties librdkafka refuses with the gapless guarantee stop the start.
+    Outcome<std::shared_ptr<ProducerHandle>> check =
+        ProducerHandle::create(kafka, 0, {}, ProducerRole{nullptr, true});
+    if (!check) return check.error();
+    spdlog::info(
+        "a batch holding several versions of an aggregate goes all at once on a producer of its "
+        "own ({} producers, enable.gapless.guarantee, no message timeout)",
+        pipeline.producers);
+    gapless = std::make_unique<GaplessPool>(kafka, pipeline.producers, counters);
+  }
+  return std::unique_ptr<KafkaPublisher>(
+      new KafkaPublisher(kafka, std::move(router), std::move(producer).value(), counters,
+                         std::move(pool), std::move(gapless), pipeline));
 }
 
 KafkaPublisher::KafkaPublisher(KafkaSettings kafka, TopicRouter router,
                                std::shared_ptr<ProducerHandle> producer, ProducerCounters counters,
-                               std::unique_ptr<TransactionPool> transactions)
+                               std::unique_ptr<TransactionPool> transactions,
+                               std::unique_ptr<GaplessPool> gapless, PipelineSettings pipeline)
     : kafka_(std::move(kafka)),
       router_(std::move(router)),
       shape_(kafka_.message),
       counters_(counters),
       delivery_timeout_(effective_delivery_timeout(kafka_)),
       producer_(std::move(producer)),
-      transactions_(std::move(transactions)) {}
+      transactions_(std::move(transactions)),
+      gapless_(std::move(gapless)),
+      pipeline_(pipeline) {}
 
 std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   std::lock_guard lock(mutex_);
@@ -183,14 +202,77 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_in_transaction(
                                                    delivery_timeout_);
 }
 
+bool KafkaPublisher::chains_share_partitions(const std::vector<OutboxEvent>& events,
+                                             const std::vector<size_t>& after) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (after[i] == i) continue;
+    const OutboxEvent& event = events[i];
+    const OutboxEvent& before = events[after[i]];
+    // A null key (kafka.key_column's NULL) is spread over partitions, not hashed.
+    if (shape_.key(event).data() == nullptr || shape_.key(event) != shape_.key(before)) {
+      return false;
+    }
+    Outcome<std::string> topic = router_.route(event);
+    Outcome<std::string> before_topic = router_.route(before);
+    if (!topic || !before_topic || topic.value() != before_topic.value()) return false;
+  }
+  return true;
+}
+
+std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_chains(
+    const std::vector<OutboxEvent>& events, const std::vector<size_t>& after,
+    steady_clock::time_point enqueue_by, steady_clock::time_point settle_by,
+    const std::function<void()>& still_waiting) {
+  // Versions routed to another topic, or keyed apart (kafka.key_column), have no common
+  // partition sequence to keep them gapless: waves.
+  if (!gapless_ || !chains_share_partitions(events, after)) return nullptr;
+  GaplessPool::Acquired acquired = gapless_->acquire(enqueue_by);
+  if (!acquired.lease) {
+    spdlog::warn("{}: this batch's chains go in waves", acquired.error);
+    return nullptr;
+  }
+  std::vector<const OutboxEvent*> each;
+  std::vector<std::string> ids;
+  each.reserve(events.size());
+  ids.reserve(events.size());
+  for (const OutboxEvent& event : events) {
+    each.push_back(&event);
+    ids.push_back(event.event_id);
+  }
+  const std::shared_ptr<ProducerHandle> producer = acquired.lease->producer();
+  auto batch = std::make_unique<KafkaBatch>(producer, events.size());
+  hand_over(*producer, *batch, each, enqueue_by, still_waiting, &after);
+  // Reported (or purged, which reads as a timeout) when the shared producer's message timeout
+  // would have reported it, and never after settle_by.
+  const steady_clock::time_point report_by =
+      delivery_timeout_ == Micros::max()
+          ? settle_by
+          : std::min(settle_by,
+                     steady_clock::now() +
+                         std::chrono::duration_cast<steady_clock::duration>(delivery_timeout_));
+  return std::make_unique<PipelinedDeliveries>(std::move(acquired.lease), std::move(batch), after,
+                                               std::move(ids), report_by, pipeline_.inversions,
+                                               pipeline_.batches);
+}
+
 void KafkaPublisher::hand_over(ProducerHandle& producer, KafkaBatch& batch,
                                const std::vector<const OutboxEvent*>& events,
                                steady_clock::time_point give_up_at,
-                               const std::function<void()>& still_waiting) {
+                               const std::function<void()>& still_waiting,
+                               const std::vector<size_t>* after) {
   size_t next = 0;
+  // handed[i]: events[i] is with the producer (only tracked for chains).
+  std::vector<bool> handed(after != nullptr ? events.size() : 0, false);
   try {
     for (; next < events.size(); ++next) {
       const OutboxEvent& event = *events[next];
+      if (after != nullptr && (*after)[next] != next && !handed[(*after)[next]]) {
+        batch.record(next, not_sent("", RD_KAFKA_RESP_ERR__PREV_IN_PROGRESS,
+                                    "event " + event.event_id +
+                                        " not enqueued: the version before it, event " +
+                                        events[(*after)[next]]->event_id + ", was not"));
+        continue;
+      }
       Outcome<std::string> topic = router_.route(event);
       if (!topic) {
         batch.record(next, not_sent("", RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, topic.error().message));
@@ -223,6 +305,7 @@ void KafkaPublisher::hand_over(ProducerHandle& producer, KafkaBatch& batch,
       }
       if (error == RD_KAFKA_RESP_ERR_NO_ERROR) {
         (void)headers.release();  // owned by the message now
+        if (after != nullptr) handed[next] = true;
         continue;
       }
       batch.record(next, not_sent(topic.value(), error,
@@ -300,6 +383,7 @@ void KafkaPublisher::abandon_in_flight() {
   }
   // Their transactions then abort (a purged message fails its transaction).
   if (transactions_) transactions_->purge_all();
+  if (gapless_) gapless_->purge_all();
 }
 
 std::shared_ptr<ProducerHandle> KafkaPublisher::peek() {
@@ -321,6 +405,7 @@ long KafkaPublisher::queue_length() {
     if (std::shared_ptr<ProducerHandle> old = weak.lock()) queued += rd_kafka_outq_len(old->get());
   }
   if (transactions_) queued += transactions_->queue_length();
+  if (gapless_) queued += gapless_->queue_length();
   return queued;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "delivery.hpp"
+#include "gapless_pool.hpp"
 #include "kafka_batch.hpp"
 #include "kafka_producer.hpp"
 #include "message_shape.hpp"
@@ -16,6 +17,15 @@
 #include "transaction_pool.hpp"
 
 namespace outbox {
+
+// relay.pipelined_chains: gapless producers for batches holding several versions of an
+// aggregate (gapless_pool.hpp, pipelined_deliveries.hpp).
+struct PipelineSettings {
+  size_t producers = 0;  // one per batch that can be in flight; 0: chains go in waves
+  // Counts versions acknowledged behind an earlier one that was not (never expected).
+  std::atomic<uint64_t>* inversions = nullptr;
+  std::atomic<uint64_t>* batches = nullptr;  // counts the batches sent this way
+};
 
 // Publisher over one shared librdkafka producer: topic from the row (TopicRouter), key, value
 // and headers by the message shape (kafka.profile, kafka.headers, kafka.tombstones).
@@ -28,11 +38,17 @@ class KafkaPublisher final : public Publisher {
   static Outcome<std::unique_ptr<KafkaPublisher>> create(const KafkaSettings& kafka,
                                                          TopicRouter router,
                                                          ProducerCounters counters = {},
-                                                         TransactionSettings transactions = {});
+                                                         TransactionSettings transactions = {},
+                                                         PipelineSettings pipeline = {});
 
   std::unique_ptr<InFlightDeliveries> send_each(
       const std::vector<const OutboxEvent*>& events,
       std::chrono::steady_clock::time_point enqueue_by,
+      const std::function<void()>& still_waiting) override;
+  std::unique_ptr<InFlightDeliveries> send_chains(
+      const std::vector<OutboxEvent>& events, const std::vector<size_t>& after,
+      std::chrono::steady_clock::time_point enqueue_by,
+      std::chrono::steady_clock::time_point settle_by,
       const std::function<void()>& still_waiting) override;
   std::chrono::microseconds delivery_timeout() const override { return delivery_timeout_; }
   bool ready() override;
@@ -52,12 +68,20 @@ class KafkaPublisher final : public Publisher {
 
  private:
   KafkaPublisher(KafkaSettings kafka, TopicRouter router, std::shared_ptr<ProducerHandle> producer,
-                 ProducerCounters counters, std::unique_ptr<TransactionPool> transactions);
-  // Hands events[i] over to `producer`, recording in `batch` why any was not.
+                 ProducerCounters counters, std::unique_ptr<TransactionPool> transactions,
+                 std::unique_ptr<GaplessPool> gapless, PipelineSettings pipeline);
+  // Hands events[i] over to `producer`, recording in `batch` why any was not. With `after`
+  // (chains, as in send_chains), a version whose predecessor was not handed over is not
+  // either: it would land without it.
   void hand_over(ProducerHandle& producer, KafkaBatch& batch,
                  const std::vector<const OutboxEvent*>& events,
                  std::chrono::steady_clock::time_point give_up_at,
-                 const std::function<void()>& still_waiting);
+                 const std::function<void()>& still_waiting,
+                 const std::vector<size_t>* after = nullptr);
+  // Whether every version of every chain goes to its predecessor's topic with its key, so to
+  // its partition: only then does the partition's sequence keep a chain gapless.
+  bool chains_share_partitions(const std::vector<OutboxEvent>& events,
+                               const std::vector<size_t>& after);
   std::unique_ptr<InFlightDeliveries> send_in_transaction(
       const std::vector<const OutboxEvent*>& events,
       std::chrono::steady_clock::time_point enqueue_by, const std::function<void()>& still_waiting);
@@ -76,6 +100,8 @@ class KafkaPublisher final : public Publisher {
   std::shared_ptr<ProducerHandle> producer_;
   std::vector<std::weak_ptr<ProducerHandle>> retired_;
   std::unique_ptr<TransactionPool> transactions_;  // null: no transactions
+  std::unique_ptr<GaplessPool> gapless_;           // null: chains go in waves
+  PipelineSettings pipeline_;
   std::atomic<bool> broker_seen_{false};
   std::mutex probe_mutex_;
   std::chrono::steady_clock::time_point next_probe_{};

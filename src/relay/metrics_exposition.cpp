@@ -90,6 +90,15 @@ std::string render_metrics(const MetricsSources& sources) {
               value_of(s.db_errors)),
       counter("outbox_relay_broker_errors_total", "Errors reported by the Kafka client.",
               value_of(s.broker_errors)),
+      counter("outbox_relay_order_inversions_total",
+              "Versions acknowledged although an earlier version of their aggregate in the same "
+              "pipelined batch was not (relay.pipelined_chains); 0 unless the gapless guarantee "
+              "broke.",
+              value_of(s.order_inversions)),
+      counter("outbox_relay_pipelined_batches_total",
+              "Batches holding several versions of an aggregate sent all at once on a gapless "
+              "producer of their own (relay.pipelined_chains).",
+              value_of(s.pipelined_batches)),
   };
   // From librdkafka's statistics (every statistics.interval.ms), summed over brokers and over
   // every producer the process created.

@@ -58,8 +58,8 @@ std::string forbidden_reason(const std::string& name, const std::string& value) 
 
 }  // namespace
 
-std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka,
-                                                  const TransactionalIdentity* transactional) {
+std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka, ProducerRole role) {
+  const TransactionalIdentity* transactional = role.transactional;
   std::vector<ProducerProperty> out;
   for (const auto& [name, value] : relay_defaults())
     out.push_back({name, value, "default"});
@@ -79,12 +79,24 @@ std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka,
     out.push_back(
         {"transactional.id", transactional->transactional_id, "relay.ordering: transactional"});
   }
+  if (role.gapless) {
+    // librdkafka's gapless guarantee covers every failure but a message timeout (a message
+    // timed out in the queue is skipped while later ones go: 1, 4, 5 land, 2 and 3 do not).
+    // So these producers never time a message out; the relay purges a batch that is not
+    // reported before its lease runs short (pipelined_deliveries.hpp).
+    out.push_back({"enable.gapless.guarantee", "true", "relay.pipelined_chains"});
+    out.push_back({"message.timeout.ms", "0", "relay.pipelined_chains"});
+    // Running out of retries on a retriable error is no permanent error: librdkafka fails
+    // that message alone and renumbers the next ones under a bumped epoch, a gap the
+    // guarantee does not catch. librdkafka's own default (with idempotence) is this maximum;
+    // a kafka.properties retries setting must not lower it here.
+    out.push_back({"message.send.max.retries", "2147483647", "relay.pipelined_chains"});
+  }
   return out;
 }
 
-Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka,
-                                        const TransactionalIdentity* transactional) {
-  return make_kafka_conf(producer_properties(kafka, transactional));
+Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka, ProducerRole role) {
+  return make_kafka_conf(producer_properties(kafka, role));
 }
 
 void validate_producer_properties(const KafkaSettings& kafka, ConfigDiagnostics& diagnostics) {

@@ -21,15 +21,24 @@ struct TransactionalIdentity {
   Micros default_timeout{};  // transaction.timeout.ms unless kafka.properties sets it
 };
 
+// Which of the relay's producers: the shared one, a transactional one, or one that sends an
+// aggregate's versions together (relay.pipelined_chains, gapless_pool.hpp).
+struct ProducerRole {
+  const TransactionalIdentity* transactional = nullptr;
+  // enable.gapless.guarantee and no message timeout: a version never lands without the ones
+  // produced before it on its partition (the relay bounds the wait itself, by a purge).
+  bool gapless = false;
+};
+
 // The effective producer properties, in the order they are applied: the relay's defaults,
 // then the user's kafka.properties, then the settings the relay's guarantees depend on.
-// With `transactional`, its timeout is a default and its transactional.id a requirement.
-std::vector<ProducerProperty> producer_properties(
-    const KafkaSettings& kafka, const TransactionalIdentity* transactional = nullptr);
+// With a transactional role, its timeout is a default and its transactional.id a requirement;
+// with a gapless one, enable.gapless.guarantee and message.timeout.ms are requirements.
+std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka,
+                                                  ProducerRole role = {});
 
 // A librdkafka conf holding producer_properties(); the error names the property.
-Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka,
-                                        const TransactionalIdentity* transactional = nullptr);
+Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka, ProducerRole role = {});
 
 // Checks kafka.properties at load time: names and values librdkafka rejects, and overrides
 // of what the relay must control, reported at their lines.

@@ -117,6 +117,19 @@ TopicRouter make_router(const KafkaSettings& kafka) {
 // by then initialise when a batch first needs them.
 constexpr std::chrono::seconds kTransactionsInitialiseTimeout{10};
 
+// relay.pipelined_chains: one gapless producer per batch that can be in flight.
+PipelineSettings pipeline_settings(const RelayConfig& config, RelayStats& stats) {
+  PipelineSettings settings;
+  settings.inversions = &stats.order_inversions;
+  settings.batches = &stats.pipelined_batches;
+  if (config.relay.ordering != Ordering::kPerAggregate || config.relay.transactional ||
+      !config.relay.pipelined_chains || config.relay.chain_length == 0) {
+    return settings;
+  }
+  settings.producers = static_cast<size_t>(config.relay.workers) * WorkerSettings{}.pipeline_depth;
+  return settings;
+}
+
 // relay.ordering: transactional: one transactional producer per batch that can be in flight,
 // named after the instance so that a restarted relay fences what its predecessor left open.
 TransactionSettings transaction_settings(const RelayConfig& config,
@@ -246,10 +259,10 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
         }
       });
 
-  Outcome<std::unique_ptr<KafkaPublisher>> publisher =
-      KafkaPublisher::create(config.kafka, make_router(config.kafka),
-                             ProducerCounters{&stats.broker_errors, &stats.kafka_requests},
-                             transaction_settings(config, instance_id));
+  Outcome<std::unique_ptr<KafkaPublisher>> publisher = KafkaPublisher::create(
+      config.kafka, make_router(config.kafka),
+      ProducerCounters{&stats.broker_errors, &stats.kafka_requests},
+      transaction_settings(config, instance_id), pipeline_settings(config, stats));
   if (!publisher) {
     spdlog::critical("{}", publisher.error().message);
     return kExitConfig;

@@ -78,9 +78,11 @@ RelaySettings read_relay(YamlSection section) {
       section.choice("ordering", "per_aggregate", {"per_aggregate", "transactional", "none"});
   relay.ordering = ordering == "none" ? Ordering::kNone : Ordering::kPerAggregate;
   relay.transactional = ordering == "transactional";
+  relay.pipelined_chains = section.boolean("pipelined_chains", relay.pipelined_chains);
+  const bool versions_go_together =
+      relay.transactional || (relay.ordering == Ordering::kPerAggregate && relay.pipelined_chains);
   relay.chain_length = static_cast<int>(section.integer(
-      "chain_length", relay.transactional ? kTransactionalChainLength : relay.chain_length, 0,
-      1000));
+      "chain_length", versions_go_together ? kLongChainLength : kWaveChainLength, 0, 1000));
   relay.max_attempts =
       static_cast<int>(section.integer("max_attempts", relay.max_attempts, 1, 1000));
   const YamlSection::DurationRange retry_backoff = section.duration_range(
@@ -235,6 +237,7 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "backoff_initial" << YAML::Value << duration(relay.backoff_initial);
   out << YAML::Key << "backoff_max" << YAML::Value << duration(relay.backoff_max);
   out << YAML::Key << "ordering" << YAML::Value << ordering_name(relay);
+  out << YAML::Key << "pipelined_chains" << YAML::Value << relay.pipelined_chains;
   out << YAML::Key << "chain_length" << YAML::Value << relay.chain_length;
   out << YAML::Key << "max_attempts" << YAML::Value << relay.max_attempts;
   out << YAML::Key << "retry_backoff_initial" << YAML::Value

@@ -26,6 +26,15 @@ struct KafkaSettings {
   MessageSettings message;                        // profile, headers, tombstones
 };
 
+// relay.chain_length's default when an aggregate's versions go together (ordering:
+// transactional, or per_aggregate with pipelined chains): as many versions as the batch has
+// room for. A chain costs no round trip per version there, while each head with a chain costs
+// one read of idx_outbox_aggregate, so fewer, longer chains claim faster: measured 8.3k/s with
+// 7 against 12.3k/s (unordered: 13.7k/s) on a backlog of ~100 versions per aggregate.
+inline constexpr int kLongChainLength = 1000;
+// Its default when each version waits for its predecessor's acknowledgement (waves).
+inline constexpr int kWaveChainLength = 7;
+
 // relay.*: the claim/publish/mark loop.
 struct RelaySettings {
   std::string instance_id;  // empty: "<host>-<pid>-<random>"
@@ -43,11 +52,15 @@ struct RelaySettings {
   // versions of an aggregate is one Kafka transaction (transaction_pool.hpp); consumers must
   // read with isolation.level read_committed for the order to hold.
   bool transactional = false;
+  // per_aggregate: a batch holding several versions of an aggregate goes all at once on a
+  // gapless producer of its own (pipelined_deliveries.hpp); false: each version once the
+  // broker acknowledged the one before (a wave per round trip, chained_deliveries.hpp).
+  bool pipelined_chains = true;
   // per_aggregate: how many versions right behind an aggregate's oldest unpublished event one
-  // claim takes with it, each sent once the broker acknowledged the one before. 0: one event
-  // per aggregate in flight, the rest wait for its mark. transactional: kTransactionalChainLength
-  // unless set.
-  int chain_length = 7;
+  // claim takes with it. 0: one event per aggregate in flight, the rest wait for its mark.
+  // kLongChainLength unless set when versions go together (transactional, pipelined chains),
+  // kWaveChainLength when each waits for a round trip.
+  int chain_length = kWaveChainLength;
   int max_attempts = 10;
   Micros retry_backoff_initial = std::chrono::seconds(1);
   Micros retry_backoff_max = std::chrono::minutes(5);
@@ -59,13 +72,6 @@ struct RelaySettings {
   // Payload bytes one process may hold (claimed and in flight); one larger row still goes alone.
   uint64_t max_in_flight_bytes = uint64_t{64} << 20;
 };
-
-// relay.chain_length's default with ordering: transactional: as many versions as the batch has
-// room for. A chain costs no round trip per version there (the batch is one transaction),
-// while each head with a chain costs one read of idx_outbox_aggregate, so fewer, longer chains
-// claim faster: measured 8.3k/s with 7 against 12.3k/s (unordered: 13.7k/s) on a backlog of
-// ~100 versions per aggregate.
-inline constexpr int kTransactionalChainLength = 1000;
 
 // The longest a broker probe takes (the start-up wait's; a worker's while no broker answers
 // is shorter): part of the longest wait metrics.stall_timeout must exceed.

@@ -31,6 +31,10 @@ struct RelayStats {
   std::atomic<uint64_t> events_failed{0};      // parked as FAILED (permanent or out of attempts)
   std::atomic<uint64_t> db_errors{0};
   std::atomic<uint64_t> broker_errors{0};  // librdkafka error callbacks (not fatal)
+  // Versions acknowledged behind an earlier one of their pipelined chain that was not
+  // (pipelined_deliveries.hpp): an inversion the design rules out, counted should it happen.
+  std::atomic<uint64_t> order_inversions{0};
+  std::atomic<uint64_t> pipelined_batches{0};  // batches sent all at once on gapless producers
   std::atomic<int64_t> events_in_flight{0};
   // librdkafka's own request retries, timeouts, transmit errors and disconnects, from its
   // statistics, summed over every producer of the process.

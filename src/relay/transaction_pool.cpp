@@ -127,7 +127,7 @@ TransactionPool::NotBegun TransactionPool::prepare(Slot& slot, steady_clock::tim
     const int id = static_cast<int>(index + 1) * kGenerationsPerSlot + ++slot.generation;
     const TransactionalIdentity identity{slot.transactional_id, settings_.timeout};
     Outcome<std::shared_ptr<ProducerHandle>> fresh =
-        ProducerHandle::create(kafka_, id, counters_, &identity);
+        ProducerHandle::create(kafka_, id, counters_, ProducerRole{&identity});
     if (!fresh) return NotBegun{RD_KAFKA_RESP_ERR__FAIL, fresh.error().message};
     {
       // purge_all() and queue_length() read every slot's producer, busy or not.

@@ -205,10 +205,16 @@ void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool 
     if (batch.after.empty() || settings_.transactional) {
       deliveries = publisher_.send(batch.events, enqueue_by, tick);
     } else {
-      // Versions behind their aggregate's head go once the one before them is acknowledged,
-      // driven by the wait for this batch's reports.
-      deliveries = std::make_unique<ChainedDeliveries>(publisher_, batch.events, batch.after,
-                                                       enqueue_by, std::move(tick));
+      // Every version at once on a gapless producer of the batch's own, reported (or purged)
+      // by the time a mark must start; or, where the publisher cannot promise that, versions
+      // behind their aggregate's head go once the one before them is acknowledged, driven by
+      // the wait for this batch's reports.
+      deliveries = publisher_.send_chains(batch.events, batch.after, enqueue_by,
+                                          lease_ends - kLeaseMargin, tick);
+      if (!deliveries) {
+        deliveries = std::make_unique<ChainedDeliveries>(publisher_, batch.events, batch.after,
+                                                         enqueue_by, std::move(tick));
+      }
     }
   } catch (const std::exception& e) {
     // Not the end of the process: the batch settles like any other, every event released

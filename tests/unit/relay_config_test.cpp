@@ -287,8 +287,16 @@ TEST_CASE("ordering transactional: per-aggregate claims, one Kafka transaction p
   CHECK(loaded.config->relay.ordering == outbox::Ordering::kPerAggregate);
   CHECK(loaded.config->relay.transactional);
   // Chains cost no round trip per version there: as long as the batch has room for.
-  CHECK(loaded.config->relay.chain_length == outbox::kTransactionalChainLength);
-  CHECK(plain.config->relay.chain_length == 7);
+  CHECK(loaded.config->relay.chain_length == outbox::kLongChainLength);
+  // per_aggregate pipelines its chains by default: they cost no round trip per version either.
+  CHECK(plain.config->relay.pipelined_chains);
+  CHECK(plain.config->relay.chain_length == outbox::kLongChainLength);
+  const Loaded waves = load(kMinimal + "relay:\n  pipelined_chains: false\n");
+  REQUIRE(waves.config);
+  CHECK_FALSE(waves.config->relay.pipelined_chains);
+  CHECK(waves.config->relay.chain_length == outbox::kWaveChainLength);
+  CHECK(outbox::print_relay_config(*waves.config).find("pipelined_chains: false") !=
+        std::string::npos);
   CHECK(outbox::print_relay_config(*loaded.config).find("ordering: transactional") !=
         std::string::npos);
 

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <string>
+#include <string_view>
 
 namespace outbox {
 namespace {
@@ -16,6 +17,14 @@ void log_from_rdkafka(const rd_kafka_t* handle, int level, const char* facility,
     mapped = spdlog::level::warn;
   } else if (level <= 6) {
     mapped = spdlog::level::info;
+  }
+  // The relay sets enable.gapless.guarantee on purpose (relay.pipelined_chains) and says so
+  // once at start; librdkafka warns about it for every producer it creates, one per batch
+  // that can be in flight and again after each replacement.
+  if (std::string_view(facility) == "CONFWARN" &&
+      std::string_view(message).find("enable.gapless.guarantee is experimental") !=
+          std::string_view::npos) {
+    mapped = spdlog::level::debug;
   }
   spdlog::log(mapped, "librdkafka {} {}: {}", handle != nullptr ? rd_kafka_name(handle) : "-",
               facility, message);
