@@ -19,6 +19,7 @@ constexpr long kSmokeAggregates = 19;
 // A line under relay: (RelayUnderTest appends it as is).
 const char* const kOrderingNone = "  ordering: none\n";
 const char* const kOrderingTransactional = "  ordering: transactional\n";
+const char* const kChainsInWaves = "  pipelined_chains: false\n";
 
 DrainRun ordered_drain_run(BenchContext& context, long events, long aggregates,
                            const char* relay_yaml, long& duplicates) {
@@ -50,6 +51,8 @@ OrderedDrainProfile ordered_profile(BenchContext& context, const std::string& na
     result.none_broker_cpu.runs.push_back(none.broker_cpu_percent);
     result.none_machine_cpu.runs.push_back(none.machine_cpu_percent);
     result.multi_ordered.runs.push_back(ordered_drain_rate(context, events, aggregates, "", dups));
+    result.multi_waves.runs.push_back(
+        ordered_drain_rate(context, events, aggregates, kChainsInWaves, dups));
     result.single_transactional.runs.push_back(
         ordered_drain_rate(context, events, 0, kOrderingTransactional, dups));
     result.multi_transactional.runs.push_back(

@@ -11,13 +11,16 @@ namespace outbox::bench {
 // One database profile of the ordered-drain comparison (issue 13's table): the same backlog
 // drained with and without per-aggregate order, beside the claim + mark loop alone.
 struct OrderedDrainProfile {
-  std::string name;             // "tuned", "durable"
-  std::string settings;         // as the server read them back
-  Figure db_limit;              // L_db(500): claim + mark, 2 connections, no broker
-  Figure single_ordered;        // one event per aggregate, ordering per_aggregate (the default)
-  Figure single_unordered;      // the same rows, ordering none
-  Figure multi_unordered;       // `aggregates` aggregates x versions, ordering none
-  Figure multi_ordered;         // the same rows, ordering per_aggregate
+  std::string name;         // "tuned", "durable"
+  std::string settings;     // as the server read them back
+  Figure db_limit;          // L_db(500): claim + mark, 2 connections, no broker
+  Figure single_ordered;    // one event per aggregate, ordering per_aggregate (the default)
+  Figure single_unordered;  // the same rows, ordering none
+  Figure multi_unordered;   // `aggregates` aggregates x versions, ordering none
+  Figure multi_ordered;     // the same rows, ordering per_aggregate
+  // The same rows, per_aggregate with pipelined_chains: false (each version waits for its
+  // predecessor's acknowledgement): the mode before pipelined chains, measured in the same run.
+  Figure multi_waves;
   Figure single_transactional;  // one event per aggregate, ordering transactional
   Figure multi_transactional;   // the multi-version rows, ordering transactional
   long duplicates = 0;          // deliveries - distinct event ids, every drain of the profile
@@ -36,7 +39,7 @@ struct OrderedDrainResults {
 
 // Runs both profiles (durable: innodb_flush_log_at_trx_commit=1, sync_binlog=1; tuned: the
 // suite's server) and leaves the server's durability as it found it. Each run drains the
-// six backlogs one after the other, so the ratios compare figures of the same minute.
+// seven backlogs one after the other, so the ratios compare figures of the same minute.
 OrderedDrainResults measure_ordered_drain(BenchContext& context);
 
 }  // namespace outbox::bench

@@ -63,10 +63,14 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
   ordered_rate_row(md, r, "one per aggregate, none", &P::single_unordered);
   ordered_rate_row(md, r, "several versions per aggregate, none", &P::multi_unordered);
   ordered_rate_row(md, r, "several versions per aggregate, per_aggregate", &P::multi_ordered);
+  ordered_rate_row(md, r, "several versions per aggregate, per_aggregate, chains in waves",
+                   &P::multi_waves);
   ordered_rate_row(md, r, "one per aggregate, transactional", &P::single_transactional);
   ordered_rate_row(md, r, "several versions per aggregate, transactional", &P::multi_transactional);
   ordered_ratio_row(md, r, "several versions: per_aggregate / none", &P::multi_ordered,
                     &P::multi_unordered, 0.8);
+  ordered_ratio_row(md, r, "several versions: per_aggregate in waves / none (before)",
+                    &P::multi_waves, &P::multi_unordered, 0.8);
   ordered_ratio_row(md, r, "several versions: none / L_db(500)", &P::multi_unordered, &P::db_limit,
                     0.95);
   ordered_ratio_row(md, r, "one per aggregate: per_aggregate / none", &P::single_ordered,

@@ -116,6 +116,14 @@ void PipelinedDeliveries::drive() {
     }
   }
   if (batches_ != nullptr) batches_->fetch_add(1);
+  // Debug level: one line per batch is what outbox-verify ordering counts as evidence that
+  // this path ran, killed relays included (the metric dies with them).
+  spdlog::debug("pipelined batch settled: {} events, {} acknowledged{}", outcomes_.size(),
+                std::count_if(outcomes_.begin(), outcomes_.end(),
+                              [](const DeliveryOutcome& outcome) {
+                                return outcome.status == DeliveryStatus::kDelivered;
+                              }),
+                purged ? ", the rest purged" : "");
   // The producer goes back to the pool before the worker settles; a retired one is destroyed
   // here, with the batch that held it last (every report came), not on the worker's thread.
   lease_.reset();

@@ -44,7 +44,10 @@ void TransactionalDeliveries::drive() {
   const TransactionEnd end =
       all_acknowledged ? transaction_->commit(end_timeout_) : transaction_->abort(end_timeout_);
   settle(end);
-  if (end.fate != TransactionFate::kCommitted) {
+  if (end.fate == TransactionFate::kCommitted) {
+    // Debug level: what outbox-verify ordering counts as evidence that this path ran.
+    spdlog::debug("transaction committed: {} events on {}", reports.size(), transaction_->id());
+  } else {
     spdlog::warn("transaction of {} events on {} {}{}", reports.size(), transaction_->id(),
                  end.fate == TransactionFate::kAborted ? "aborted" : "ended unknown",
                  end.error.empty() ? std::string() : ": " + end.error);

@@ -52,3 +52,15 @@ TEST_CASE("a short chaos soak on the real Kafka cluster: nodes killed -9, nothin
   CHECK(run.report["faults"]["notOnThisBroker"]["broker_request_errors"].IsDefined());
   CHECK(run.result.err.find("serves clients again") != std::string::npos);  // each killed node
 }
+
+TEST_CASE("outbox-verify ordering on the real Kafka cluster: nodes and relays killed -9",
+          "[kafka][verify][ordering]") {
+  TempDir dir;
+  const auto run = run_verify({"ordering", "--kafka", "real", "--work-dir", dir.file("work")},
+                              dir.file("ordering.yaml"), "orderingVerification");
+  INFO(run.result.err);
+  INFO(run.report_text);
+  REQUIRE(run.report.IsMap());
+  outbox::test::check_ordering_report(run, "real", "per_aggregate");
+  CHECK(run.result.err.find("serves clients again") != std::string::npos);  // each killed node
+}

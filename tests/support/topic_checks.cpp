@@ -46,39 +46,6 @@ TopicTally tally(const std::vector<harness::KafkaRecord>& records) {
   return result;
 }
 
-VersionOrder version_order(const std::vector<harness::KafkaRecord>& records, int versions) {
-  std::map<std::string, std::vector<std::pair<long long, int>>> log_of;  // offset, version
-  std::map<std::string, std::set<int>> partitions_of;
-  for (const auto& record : records) {
-    log_of[record.key].emplace_back(record.offset, std::stoi(record.headers.at("event_version")));
-    partitions_of[record.key].insert(record.partition);
-  }
-  VersionOrder order;
-  order.aggregates = log_of.size();
-  for (auto& [aggregate, entries] : log_of) {
-    if (partitions_of[aggregate].size() != 1) order.split.push_back(aggregate);
-    std::sort(entries.begin(), entries.end());
-    std::set<int> seen;
-    int highest = 0;
-    long long inversions = 0;
-    for (const auto& [offset, version] : entries) {
-      if (!seen.insert(version).second) {
-        ++order.duplicates;
-        continue;
-      }
-      if (version < highest) ++inversions;
-      highest = std::max(highest, version);
-    }
-    order.inversions += inversions;
-    if (inversions > 0) order.reordered.push_back(aggregate);
-    if (seen.size() != static_cast<size_t>(versions) || *seen.begin() != 1 ||
-        *seen.rbegin() != versions) {
-      order.incomplete.push_back(aggregate);
-    }
-  }
-  return order;
-}
-
 long long offsets_without_record(const std::vector<harness::KafkaRecord>& records) {
   std::map<int, std::pair<long long, long long>> partitions;  // last offset, records
   for (const harness::KafkaRecord& record : records) {

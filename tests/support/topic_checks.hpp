@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/kafka_tools.hpp"
+#include "harness/version_order.hpp"
 
 namespace outbox::test {
 
@@ -23,18 +24,9 @@ TopicTally tally(const std::vector<harness::KafkaRecord>& records);
 // "a, b, c and 7 more" (at most `limit` named), for failure messages.
 std::string first_few(const std::vector<std::string>& items, size_t limit = 10);
 
-// Per-aggregate order on a topic (the key is the aggregate id, the event_version header its
-// version): for each aggregate, the versions in log order, counting only the first occurrence
-// of each (a re-publish may repeat an older version; it may not overtake a newer one).
-struct VersionOrder {
-  size_t aggregates = 0;
-  long long duplicates = 0;        // records repeating a version already seen for their aggregate
-  long long inversions = 0;        // first occurrences that come after a higher version's
-  std::vector<std::string> split;  // aggregates found on more than one partition
-  std::vector<std::string> reordered;   // aggregates with an inversion
-  std::vector<std::string> incomplete;  // aggregates missing one of the versions 1..`versions`
-};
-VersionOrder version_order(const std::vector<harness::KafkaRecord>& records, int versions);
+// Per-aggregate order on a topic (harness/version_order.hpp).
+using harness::version_order;
+using harness::VersionOrder;
 
 // Offsets of `records` (one read of a whole topic from the beginning) that hold no record:
 // below each partition's last record, those a transaction's commit or abort marker took (a

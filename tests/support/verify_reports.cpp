@@ -132,7 +132,8 @@ std::map<std::string, YAML::Node> check_soak_report(const VerifyRun& run, int64_
   CHECK(run.result.err.find("seed " + seed + " (replay: outbox-verify soak --seed " + seed) !=
         std::string::npos);
   for (const auto& check : doc["checks"]) {
-    INFO(check.first.as<std::string>() << ": " << doc["checkEvidence"][check.first]);
+    INFO(check.first.as<std::string>()
+         << ": " << doc["checkEvidence"][check.first.as<std::string>()]);
     CHECK(check.second.as<std::string>() == "PASS");
   }
   CHECK(doc["checks"].size() == 7);
@@ -181,10 +182,51 @@ std::string soak_table(const VerifyRun& run) {
     if (check.second.as<std::string>() == "PASS") continue;
     ++failed;
     table += "  check " + check.first.as<std::string>() + " " + check.second.as<std::string>() +
-             ": " + doc["checkEvidence"][check.first].as<std::string>() + "\n";
+             ": " + doc["checkEvidence"][check.first.as<std::string>()].as<std::string>() + "\n";
   }
   if (failed == 0) table += "  every check PASS\n";
   return table;
+}
+
+void check_ordering_report(const VerifyRun& run, const std::string& kafka,
+                           const std::string& ordering) {
+  const YAML::Node& doc = run.report;
+  CHECK(doc["kafka"].as<std::string>() == kafka);
+  CHECK(doc["relayOrdering"].as<std::string>() == ordering);
+  for (const auto& check : doc["checks"]) {
+    const std::string name = check.first.as<std::string>();
+    INFO(name << ": " << doc["checkEvidence"][name].as<std::string>());
+    CHECK(check.second.as<std::string>() == "PASS");
+  }
+  CHECK(doc["checks"].size() == 6);
+  CHECK(doc["verdict"].as<std::string>() == "PASS");
+  CHECK(run.result.status == 0);
+  const YAML::Node& counts = doc["counts"];
+  const long long events = 300 * 30;
+  CHECK(counts["events"].as<long long>() == events);
+  CHECK(counts["published"].as<long long>() == events);
+  CHECK(counts["aggregatesOnTopic"].as<long long>() == 300);
+  // Every record is a version of an aggregate, the duplicates among them counted.
+  CHECK(counts["recordsOnTopic"].as<long long>() ==
+        events + counts["duplicateVersions"].as<long long>());
+  CHECK(counts["firstOccurrenceInversions"].as<long long>() == 0);
+  CHECK(counts["inversionsSeenByRelays"].as<long long>() == 0);
+  CHECK(doc["faults"]["relayKills"].as<int>() == 4);
+  CHECK(doc["faults"]["brokerFaults"].as<int>() == 4);
+  if (ordering == "per_aggregate") {
+    CHECK(counts["pipelinedBatchesLogged"].as<long long>() > 0);
+  } else if (ordering == "transactional") {
+    CHECK(counts["transactionsCommittedLogged"].as<long long>() > 0);
+  }
+  std::cout << "[figures] outbox-verify ordering on the " << kafka << " cluster, " << ordering
+            << ": " << events << " events (300 aggregates x 30 versions), "
+            << doc["faults"]["relayKills"] << " relay kills, " << doc["faults"]["brokerFaults"]
+            << " broker faults (" << doc["faults"]["brokerFaultKind"]
+            << "): " << counts["recordsOnTopic"] << " records, " << counts["duplicateVersions"]
+            << " duplicate versions, " << counts["firstOccurrenceInversions"]
+            << " inversions; pipelined batches " << counts["pipelinedBatchesLogged"]
+            << ", transactions " << counts["transactionsCommittedLogged"] << "; "
+            << doc["shape"]["seconds"] << " s\n";
 }
 
 }  // namespace outbox::test

@@ -60,4 +60,11 @@ std::map<std::string, YAML::Node> check_soak_report(const VerifyRun& run, int64_
 // followed by every check that did not PASS with its evidence.
 std::string soak_table(const VerifyRun& run);
 
+// CHECKs an ordering report (outbox-verify ordering, its defaults: 300 aggregates x 30
+// versions, 8 faults): every check PASS; every event published and on the topic; 0 inversions
+// of first occurrences; faults of both kinds injected; the ordered path (pipelined batches for
+// per_aggregate, transactions for transactional) shown to have run. Prints its figures.
+void check_ordering_report(const VerifyRun& run, const std::string& kafka,
+                           const std::string& ordering);
+
 }  // namespace outbox::test

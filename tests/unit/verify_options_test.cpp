@@ -38,6 +38,27 @@ TEST_CASE("outbox-verify parses the windows and the soak commands", "[verify-cli
   CHECK(soak->soak->common.kafka == outbox::verify::BrokerKind::kMock);  // the default
 }
 
+TEST_CASE("outbox-verify parses the ordering command", "[verify-cli]") {
+  std::string error;
+  auto ordering = parse({"ordering", "--aggregates", "50", "--versions", "8", "--relays", "2",
+                         "--faults", "4", "--kafka", "real", "--ordering", "transactional"},
+                        error);
+  REQUIRE(ordering);
+  REQUIRE(ordering->ordering);
+  CHECK_FALSE(ordering->windows);
+  CHECK(ordering->ordering->aggregates == 50);
+  CHECK(ordering->ordering->versions == 8);
+  CHECK(ordering->ordering->relays == 2);
+  CHECK(ordering->ordering->faults == 4);
+  CHECK(ordering->ordering->common.kafka == outbox::verify::BrokerKind::kReal);
+  CHECK(ordering->ordering->common.ordering == "transactional");
+  // One version has no order to keep; a windows flag is not the ordering run's.
+  CHECK_FALSE(parse({"ordering", "--versions", "1"}, error));
+  CHECK(error == "--versions: invalid value \"1\"");
+  CHECK_FALSE(parse({"ordering", "--windows", "4"}, error));
+  CHECK(error == "unknown option --windows for ordering");
+}
+
 TEST_CASE("outbox-verify runs on the mock cluster unless told --kafka real", "[verify-cli]") {
   std::string error;
   auto windows =

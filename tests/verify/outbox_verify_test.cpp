@@ -1,7 +1,8 @@
 // outbox-verify as CI runs it, on librdkafka's mock cluster (its default): the seven windows
 // against the test MariaDB (the report must carry the seed's keys, every placeholder filled,
 // everything PASS, the duplicate path shown to have run), a self-test that fails when a
-// window's fault is not forced, and a short chaos soak on a MariaDB server of its own. The same
+// window's fault is not forced, a short chaos soak on a MariaDB server of its own, and the
+// ordering run (per-aggregate order through relay kills and produce errors). The same
 // checks run against the real Kafka cluster in tests/kafka/kafka_verify_test.cpp.
 #include <catch2/catch.hpp>
 
@@ -85,4 +86,15 @@ TEST_CASE("a short chaos soak with ordering transactional loses nothing either",
             << run.report["seed"] << ", " << run.report["shape"]["seconds"] << " s:\n"
             << outbox::test::soak_table(run);
   (void)outbox::test::check_soak_report(run, 3000, 20);
+}
+
+TEST_CASE("outbox-verify ordering: versions in order through relay kills and produce errors",
+          "[verify][ordering]") {
+  TempDir dir;
+  const auto run = run_verify({"ordering", "--work-dir", dir.file("work")},
+                              dir.file("ordering.yaml"), "orderingVerification");
+  INFO(run.result.err);
+  INFO(run.report_text);
+  REQUIRE(run.report.IsMap());
+  outbox::test::check_ordering_report(run, "mock", "per_aggregate");
 }

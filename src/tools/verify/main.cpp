@@ -1,6 +1,7 @@
 // outbox-verify: proves the chain's promise (no silent loss; duplicates identifiable and
 // harmless; every state queryable by a stable id) by forcing faults into the real processes,
-// as section 5 of the seed demands. Flags -> run the windows or the soak -> report -> exit code.
+// as section 5 of the seed demands. Flags -> run the windows, the soak or the ordering run ->
+// report -> exit code.
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include "harness/child_process.hpp"
 #include "logging.hpp"
 #include "mysql/mysql_session.hpp"
+#include "ordering_command.hpp"
 #include "signal_watcher.hpp"
 #include "soak_command.hpp"
 #include "verify_options.hpp"
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   outbox::init_mysql_driver();  // loads the client library the report names
   try {
     if (parsed->soak) return outbox::verify::run_soak_command(*parsed->soak);
+    if (parsed->ordering) return outbox::verify::run_ordering_command(*parsed->ordering);
     return outbox::verify::run_windows_command(*parsed->windows);
   } catch (const std::exception& e) {
     // Unwinding stops every process the run started (their handles kill them).

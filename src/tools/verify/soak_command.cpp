@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include "own_chain.hpp"
 #include "run_setup.hpp"
 #include "soak_report.hpp"
 #include "soak_run.hpp"
@@ -62,25 +63,17 @@ int run_soak_command(const SoakCommand& command) {
       out << describe(fault) << "\n";
   }
 
-  const std::string server_dir =
-      command.mariadb_dir.empty() ? setup->work_dir + "/mariadb" : command.mariadb_dir;
-  std::unique_ptr<SoakServer> server;
-  std::unique_ptr<Chain> chain;
-  try {
-    server = std::make_unique<SoakServer>(setup->programs.mariadb_script, server_dir);
-    ChainSetup chain_setup{setup->programs, server->endpoint(), setup->database, setup->work_dir};
-    chain_setup.partitions = command.partitions;
-    chain_setup.broker = command.common.kafka;
-    chain_setup.relay_ordering = command.common.ordering;
-    chain = std::make_unique<Chain>(chain_setup);
-  } catch (const std::exception& e) {
-    spdlog::error("cannot set the soak up: {}", e.what());
-    if (setup->owned_dir) setup->owned_dir->keep();
+  std::optional<OwnChain> own =
+      start_own_chain(*setup, command.common, command.mariadb_dir, command.partitions, error);
+  if (!own) {
+    spdlog::error("cannot set the soak up: {}", error);
     return 69;
   }
+  SoakServer* const server = own->server.get();
+  Chain* const chain = own->chain.get();
   spdlog::info(
       "MariaDB of the soak on port {} (data in {}), {} Kafka at {}, relay.ordering {}, files in {}",
-      server->endpoint().port, server_dir, broker_kind_name(command.common.kafka),
+      server->endpoint().port, server->dir(), broker_kind_name(command.common.kafka),
       chain->bootstrap(),
       command.common.ordering.empty() ? "per_aggregate" : command.common.ordering, setup->work_dir);
 

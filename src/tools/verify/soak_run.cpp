@@ -16,6 +16,27 @@ namespace {
 
 using std::chrono::steady_clock;
 
+harness::PlannerConfigSettings soak_consumer() {
+  harness::PlannerConfigSettings settings;
+  // Long enough that a busy machine does not evict a live member, short enough that a killed
+  // one's partitions move on.
+  settings.session_timeout_ms = "6000";
+  return settings;
+}
+
+double seconds_since(steady_clock::time_point start) {
+  return std::chrono::duration<double>(steady_clock::now() - start).count();
+}
+
+// A step of the timeline: a fault, or the heal that ends it.
+struct Step {
+  double at_s;
+  size_t fault;
+  bool heal;
+};
+
+}  // namespace
+
 // Relays as the soak runs them: the shortest lease the relay accepts (so a killed relay's rows
 // come back in 10 s), and retries that outlast any outage the schedule injects (nothing may end
 // FAILED). On the mock, one produce in flight per connection (it can lose or duplicate
@@ -37,27 +58,6 @@ harness::RelayConfigSettings soak_relay(const std::string& instance, BrokerKind 
       "  retry_backoff_max: 2s\n";
   return settings;
 }
-
-harness::PlannerConfigSettings soak_consumer() {
-  harness::PlannerConfigSettings settings;
-  // Long enough that a busy machine does not evict a live member, short enough that a killed
-  // one's partitions move on.
-  settings.session_timeout_ms = "6000";
-  return settings;
-}
-
-double seconds_since(steady_clock::time_point start) {
-  return std::chrono::duration<double>(steady_clock::now() - start).count();
-}
-
-// A step of the timeline: a fault, or the heal that ends it.
-struct Step {
-  double at_s;
-  size_t fault;
-  bool heal;
-};
-
-}  // namespace
 
 int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(

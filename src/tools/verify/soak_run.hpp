@@ -17,6 +17,11 @@
 
 namespace outbox::verify {
 
+// Relays as the soak (and outbox-verify ordering) runs them: the shortest lease the relay
+// accepts, retries that outlast any injected outage, and on the mock one produce in flight
+// per connection (soak_run.cpp says why).
+harness::RelayConfigSettings soak_relay(const std::string& instance, BrokerKind broker);
+
 struct SoakShape {
   int64_t events = 50000;
   int relays = 3;

@@ -13,6 +13,8 @@ const char* const kUsage =
     "                     [--host H] [--port P] [--user U] [--password W] [COMMON]\n"
     "       outbox-verify soak [--events N] [--relays N] [--consumers N] [--faults N]\n"
     "                     [--seed N] [--partitions N] [--mariadb-dir DIR] [COMMON]\n"
+    "       outbox-verify ordering [--aggregates N] [--versions N] [--relays N] [--faults N]\n"
+    "                     [--partitions N] [--mariadb-dir DIR] [COMMON]\n"
     "COMMON: [--kafka mock|real] [--kafka-script FILE] [--bin-dir DIR] [--work-dir DIR]\n"
     "        [--report FILE] [--keep] [--ordering none|per_aggregate|transactional]\n"
     "  windows (the default) forces a fault in each of the seven windows of the chain (writer ->\n"
@@ -26,7 +28,13 @@ const char* const kUsage =
     "  per_aggregate); transactional's consumers read read_committed, as the planner does.\n"
     "  soak runs the whole chain under a randomised schedule of faults, on a MariaDB server of\n"
     "  its own that it restarts (scripts/local-mariadb.sh under --mariadb-dir), and prints the\n"
-    "  seed: --seed N replays the schedule. Exit 0 when everything held, 1 when something\n"
+    "  seed: --seed N replays the schedule.\n"
+    "  ordering writes N aggregates x N versions (half a backlog, half while the relays run),\n"
+    "  publishes them with --relays relays while --faults faults hit them (a relay killed -9\n"
+    "  and restarted, then a broker fault: the mock's produce errors, or a real node killed -9\n"
+    "  and restarted), and reads the topic back with kcat: every version of every aggregate\n"
+    "  published and its first occurrence in version order. Exit 0 when everything held, 1 when "
+    "something\n"
     "  failed, 64 bad usage, 69 when the chain could not be set up. The MySQL password may come\n"
     "  from OUTBOX_MYSQL_PASSWORD.\n";
 
@@ -79,13 +87,35 @@ bool common_flag(std::string_view flag, const std::string& value, CommonOptions&
   return true;
 }
 
+// The flags of `ordering`; true when `flag` was one of them (`valid`: whether its value was).
+bool ordering_flag(std::string_view flag, const std::string& value, OrderingCommand& command,
+                   bool& valid) {
+  if (flag == "--aggregates") {
+    valid = parse_number(value, command.aggregates) && command.aggregates >= 1;
+  } else if (flag == "--versions") {
+    valid = parse_number(value, command.versions) && command.versions >= 2;
+  } else if (flag == "--relays") {
+    valid = parse_number(value, command.relays) && command.relays >= 1 && command.relays <= 9;
+  } else if (flag == "--faults") {
+    valid = parse_number(value, command.faults) && command.faults >= 0;
+  } else if (flag == "--partitions") {
+    valid = parse_number(value, command.partitions) && command.partitions >= 1;
+  } else if (flag == "--mariadb-dir") {
+    command.mariadb_dir = value;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<ParsedCommand> parse_command(int argc, const char* const* argv, std::string& error) {
   ParsedCommand parsed;
   std::vector<std::string_view> args(argv + 1, argv + argc);
   const bool soak = !args.empty() && args[0] == "soak";
-  if (!args.empty() && (args[0] == "soak" || args[0] == "windows")) args.erase(args.begin());
+  const bool ordering = !args.empty() && args[0] == "ordering";
+  if (!args.empty() && (soak || ordering || args[0] == "windows")) args.erase(args.begin());
   WindowsCommand windows;
   windows.server.host = env_or("OUTBOX_MYSQL_HOST", "127.0.0.1");
   windows.server.user = env_or("OUTBOX_MYSQL_USER", "outbox");
@@ -95,7 +125,11 @@ std::optional<ParsedCommand> parse_command(int argc, const char* const* argv, st
     return std::nullopt;
   }
   SoakCommand soak_command;
-  CommonOptions& common = soak ? soak_command.common : windows.common;
+  OrderingCommand ordering_command;
+  CommonOptions& common = soak       ? soak_command.common
+                          : ordering ? ordering_command.common
+                                     : windows.common;
+  const bool windows_flags = !soak && !ordering;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -114,19 +148,19 @@ std::optional<ParsedCommand> parse_command(int argc, const char* const* argv, st
     bool valid = true;
     if (common_flag(flag, value, common, valid)) {
       // parsed above
-    } else if (!soak && flag == "--host") {
+    } else if (windows_flags && flag == "--host") {
       windows.server.host = value;
-    } else if (!soak && flag == "--port") {
+    } else if (windows_flags && flag == "--port") {
       valid = parse_number(value, windows.server.port) && windows.server.port > 0;
-    } else if (!soak && flag == "--user") {
+    } else if (windows_flags && flag == "--user") {
       windows.server.user = value;
-    } else if (!soak && flag == "--password") {
+    } else if (windows_flags && flag == "--password") {
       windows.server.password = value;
-    } else if (!soak && flag == "--windows") {
+    } else if (windows_flags && flag == "--windows") {
       const auto list = window_list(value);
       valid = list.has_value();
       if (valid) windows.windows = *list;
-    } else if (!soak && flag == "--without-fault") {
+    } else if (windows_flags && flag == "--without-fault") {
       int window = 0;
       valid = parse_number(value, window) && window >= 1 && window <= 7;
       windows.without_fault = window;
@@ -148,7 +182,10 @@ std::optional<ParsedCommand> parse_command(int argc, const char* const* argv, st
       valid = parse_number(value, soak_command.partitions) && soak_command.partitions >= 1;
     } else if (soak && flag == "--mariadb-dir") {
       soak_command.mariadb_dir = value;
-    } else {
+    } else if (ordering && !ordering_flag(flag, value, ordering_command, valid)) {
+      error = "unknown option " + std::string(flag) + " for ordering";
+      return std::nullopt;
+    } else if (!ordering) {
       error = "unknown option " + std::string(flag) + (soak ? " for soak" : "");
       return std::nullopt;
     }
@@ -159,6 +196,8 @@ std::optional<ParsedCommand> parse_command(int argc, const char* const* argv, st
   }
   if (soak) {
     parsed.soak = soak_command;
+  } else if (ordering) {
+    parsed.ordering = ordering_command;
   } else {
     parsed.windows = windows;
   }

@@ -41,9 +41,21 @@ struct SoakCommand {
   std::string mariadb_dir;  // the soak's own MariaDB (restarted by a fault); empty: in work_dir
 };
 
+// outbox-verify ordering: per-aggregate order through relay kills and broker faults.
+struct OrderingCommand {
+  CommonOptions common;
+  int aggregates = 300;
+  int versions = 30;  // per aggregate; the first half is a backlog, the rest written live
+  int relays = 3;
+  int faults = 8;  // alternately a relay killed -9 and a broker fault
+  int partitions = 8;
+  std::string mariadb_dir;  // its own MariaDB; empty: in work_dir
+};
+
 struct ParsedCommand {
   std::optional<WindowsCommand> windows;
   std::optional<SoakCommand> soak;
+  std::optional<OrderingCommand> ordering;
   bool help = false;
 };
 
