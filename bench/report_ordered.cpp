@@ -43,7 +43,7 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
         "on the same rows, and against L_db(500) (the claim + mark loop alone, one event per "
         "aggregate, no broker), in the durable and the tuned database profile; medians of "
      << runs
-     << " runs with min–max, events/s. Each run drains the six backlogs one after the "
+     << " runs with min–max, events/s. Each run drains the seven backlogs one after the "
         "other. `transactional` sends each batch holding several versions of an aggregate as one "
         "Kafka transaction (consumers read read_committed); kcat reads back read_committed.\n\n| "
         "figure";
