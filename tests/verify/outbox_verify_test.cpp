@@ -2,7 +2,8 @@
 // against the test MariaDB (the report must carry the seed's keys, every placeholder filled,
 // everything PASS, the duplicate path shown to have run), a self-test that fails when a
 // window's fault is not forced, a short chaos soak on a MariaDB server of its own, and the
-// ordering run (per-aggregate order through relay kills and produce errors). The same
+// ordering run (per-aggregate order through relay kills and produce errors) with its
+// self-test (relays that keep no order must fail it). The same
 // checks run against the real Kafka cluster in tests/kafka/kafka_verify_test.cpp.
 #include <catch2/catch.hpp>
 
@@ -97,4 +98,27 @@ TEST_CASE("outbox-verify ordering: versions in order through relay kills and pro
   INFO(run.report_text);
   REQUIRE(run.report.IsMap());
   outbox::test::check_ordering_report(run, "mock", "per_aggregate");
+}
+
+TEST_CASE("outbox-verify ordering fails relays that keep no order: ordering none",
+          "[verify][ordering]") {
+  // The same run with relay.ordering none: several relays publish an aggregate's versions at
+  // once, so the check must find versions first seen after higher ones. A verifier that
+  // passed this would prove nothing about the ordered modes.
+  TempDir dir;
+  const auto run = run_verify({"ordering", "--ordering", "none", "--work-dir", dir.file("work")},
+                              dir.file("ordering.yaml"), "orderingVerification");
+  INFO(run.result.err);
+  INFO(run.report_text);
+  const YAML::Node& doc = run.report;
+  REQUIRE(doc.IsMap());
+  CHECK(run.result.status == 1);
+  CHECK(doc["verdict"].as<std::string>() == "FAIL");
+  CHECK(doc["checks"]["firstOccurrencesInVersionOrder"].as<std::string>() == "FAIL");
+  CHECK(doc["counts"]["firstOccurrenceInversions"].as<long long>() > 0);
+  // Only the order broke: nothing was lost.
+  CHECK(doc["checks"]["everyEventPublished"].as<std::string>() == "PASS");
+  CHECK(doc["checks"]["everyVersionOnTheTopic"].as<std::string>() == "PASS");
+  std::cout << "[figures] outbox-verify ordering with relay.ordering none on the mock cluster: "
+            << doc["checkEvidence"]["firstOccurrencesInVersionOrder"] << "\n";
 }
