@@ -204,17 +204,19 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_in_transaction(
 
 bool KafkaPublisher::chains_share_partitions(const std::vector<OutboxEvent>& events,
                                              const std::vector<size_t>& after) {
+  // Each event routed once (a predecessor comes first, so its topic is known by then).
+  std::vector<std::string> topics(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
+    Outcome<std::string> topic = router_.route(events[i]);
+    if (!topic) return false;
+    topics[i] = std::move(topic).value();
     if (after[i] == i) continue;
-    const OutboxEvent& event = events[i];
     const OutboxEvent& before = events[after[i]];
     // A null key (kafka.key_column's NULL) is spread over partitions, not hashed.
-    if (shape_.key(event).data() == nullptr || shape_.key(event) != shape_.key(before)) {
+    if (shape_.key(events[i]).data() == nullptr || shape_.key(events[i]) != shape_.key(before) ||
+        topics[i] != topics[after[i]]) {
       return false;
     }
-    Outcome<std::string> topic = router_.route(event);
-    Outcome<std::string> before_topic = router_.route(before);
-    if (!topic || !before_topic || topic.value() != before_topic.value()) return false;
   }
   return true;
 }

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <map>
 
+#include "chained_batch.hpp"
 #include "kafka_publisher.hpp"
 #include "pipelined_deliveries.hpp"
 #include "poll.hpp"
@@ -23,10 +24,11 @@ using outbox::DeliveryOutcome;
 using outbox::DeliveryStatus;
 using outbox::KafkaPublisher;
 using outbox::KafkaSettings;
-using outbox::OutboxEvent;
 using outbox::PipelineSettings;
 using outbox::TopicRouter;
 using outbox::TopicTemplate;
+using outbox::test::chained_batch;
+using outbox::test::ChainedBatch;
 
 namespace {
 
@@ -49,33 +51,6 @@ void open_pipelined(Pipelined& out, const std::string& bootstrap, const std::str
   auto publisher = KafkaPublisher::create(kafka, std::move(router), {}, {}, pipeline);
   REQUIRE(publisher);
   out.publisher = std::move(publisher).value();
-}
-
-// `aggregates` x `versions` as a claim would chain them: each aggregate's head, then its
-// versions, each after the one before it.
-struct ChainedBatch {
-  std::vector<OutboxEvent> events;
-  std::vector<size_t> after;
-};
-
-ChainedBatch chained_batch(const std::string& prefix, int aggregates, int versions) {
-  ChainedBatch out;
-  for (int a = 1; a <= aggregates; ++a) {
-    for (int v = 1; v <= versions; ++v) {
-      OutboxEvent event;
-      event.event_id = prefix + "-" + std::to_string(a) + "-" + std::to_string(v);
-      event.aggregate_type = "pipe";
-      event.aggregate_id = prefix + "-agg-" + std::to_string(a);
-      event.event_type = "Changed";
-      event.event_version = v;
-      event.payload = R"({"v":)" + std::to_string(v) + "}";
-      event.payload_bytes = event.payload.size();
-      const size_t index = out.events.size();
-      out.after.push_back(v == 1 ? index : index - 1);
-      out.events.push_back(std::move(event));
-    }
-  }
-  return out;
 }
 
 std::unique_ptr<outbox::InFlightDeliveries> send_pipelined(KafkaPublisher& publisher,

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "chained_batch.hpp"
 #include "kafka_publisher.hpp"
 #include "test_kafka.hpp"
 
@@ -19,37 +20,15 @@ using namespace std::chrono_literals;
 using namespace outbox::test;
 using outbox::DeliveryOutcome;
 using outbox::DeliveryStatus;
-using outbox::OutboxEvent;
+using outbox::test::chained_batch;
+using outbox::test::ChainedBatch;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One aggregate's versions 1..n, each chained after the one before it, as a claim gives them.
-struct Chain {
-  std::vector<OutboxEvent> events;
-  std::vector<size_t> after;
-};
-
-Chain chain_of(const std::string& aggregate, int versions) {
-  Chain out;
-  for (int v = 1; v <= versions; ++v) {
-    OutboxEvent event;
-    event.event_id = aggregate + "-v" + std::to_string(v);
-    event.aggregate_type = "pipe";
-    event.aggregate_id = aggregate;
-    event.event_type = "Changed";
-    event.event_version = v;
-    event.payload = R"({"v":)" + std::to_string(v) + "}";
-    event.payload_bytes = event.payload.size();
-    out.after.push_back(v == 1 ? 0 : static_cast<size_t>(v - 2));
-    out.events.push_back(std::move(event));
-  }
-  return out;
-}
-
 std::vector<DeliveryOutcome> send_and_settle(outbox::KafkaPublisher& publisher,
-                                             const Chain& chain) {
+                                             const ChainedBatch& chain) {
   auto deliveries =
       publisher.send_chains(chain.events, chain.after, Clock::now() + 20s, Clock::now() + 60s, {});
   REQUIRE(deliveries);
@@ -80,7 +59,7 @@ TEST_CASE("a chain version the real broker refuses for good: nothing behind it l
   REQUIRE(created);
   auto publisher = std::move(created).value();
 
-  Chain refused = chain_of("refused", 6);
+  ChainedBatch refused = chained_batch("refused", 1, 6);
   refused.events[1].payload = R"({"blob":")" + std::string(5000, 'x') + R"("})";
   refused.events[1].payload_bytes = refused.events[1].payload.size();
   const auto outcomes = send_and_settle(*publisher, refused);
@@ -103,7 +82,7 @@ TEST_CASE("a chain version the real broker refuses for good: nothing behind it l
   CHECK(first[0].value == refused.events[0].payload);
 
   // The stopped producer was replaced: the next chain lands whole, in order, behind it.
-  const Chain next = chain_of("then", 6);
+  const ChainedBatch next = chained_batch("then", 1, 6);
   for (const DeliveryOutcome& outcome : send_and_settle(*publisher, next)) {
     INFO(outcome.error);
     CHECK(outcome.status == DeliveryStatus::kDelivered);

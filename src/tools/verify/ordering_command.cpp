@@ -95,11 +95,17 @@ class OrderingRun {
     }
     heal();
     const long long events = static_cast<long long>(command_.aggregates) * command_.versions;
-    const bool published = harness::eventually_while_progressing(
-        [&] { return published_count() == events; }, [&] { return published_count(); }, kStalled);
+    // One count per look, shared by the two questions the wait asks.
+    long long published = 0;
+    const bool all_published = harness::eventually_while_progressing(
+        [&] {
+          published = published_count();
+          return published == events;
+        },
+        [&] { return published; }, kStalled);
     std::string problem;
-    if (!published) {
-      problem = "only " + std::to_string(published_count()) + " of " + std::to_string(events) +
+    if (!all_published) {
+      problem = "only " + std::to_string(published) + " of " + std::to_string(events) +
                 " events PUBLISHED, none for " + std::to_string(kStalled.count()) + " minutes";
     }
     for (Slot& slot : slots_) {
@@ -108,12 +114,15 @@ class OrderingRun {
         problem = slot.name + " did not drain (exit " +
                   (status ? std::to_string(*status) : std::string("none within 60 s")) + ")";
       }
-      const DrainedFigures figures = drained_figures(slot.process->log());
+      logs_.push_back(slot.process->log());
+      const DrainedFigures figures = drained_figures(logs_.back());
       chained_ += figures.chained;
       pipelined_batches_ += figures.pipelined_batches;
       relay_inversions_ += figures.inversions;
-      logs_.push_back(slot.process->log());
     }
+    inversion_lines_ = lines_with("was acknowledged although an earlier version");
+    pipelined_lines_ = lines_with("pipelined batch settled:");
+    transaction_lines_ = lines_with("transaction committed:");
     return problem;
   }
 
@@ -122,16 +131,13 @@ class OrderingRun {
   long long chained() const { return chained_; }
   long long pipelined_batches() const { return pipelined_batches_; }
   long long relay_inversions() const { return relay_inversions_; }
-  // Lines a relay logged about a version acknowledged behind one that was not, every
-  // incarnation (killed ones too).
-  long long inversion_lines() const {
-    return lines_with("was acknowledged although an earlier version");
-  }
-  // Batches sent all at once on a gapless producer, every incarnation (each logs one line at
-  // debug level, the level the harness's relays log at).
-  long long pipelined_lines() const { return lines_with("pipelined batch settled:"); }
-  // Kafka transactions committed (relay.ordering transactional), every incarnation.
-  long long transaction_lines() const { return lines_with("transaction committed:"); }
+  // Lines in every incarnation's log (killed ones too), counted once when run() ends:
+  // versions a relay saw acknowledged behind one that was not; batches sent all at once on a
+  // gapless producer, and Kafka transactions committed (relay.ordering transactional), one
+  // debug line each at the level the harness's relays log at.
+  long long inversion_lines() const { return inversion_lines_; }
+  long long pipelined_lines() const { return pipelined_lines_; }
+  long long transaction_lines() const { return transaction_lines_; }
 
  private:
   struct Slot {
@@ -207,6 +213,9 @@ class OrderingRun {
   long long chained_ = 0;
   long long pipelined_batches_ = 0;
   long long relay_inversions_ = 0;
+  long long inversion_lines_ = 0;
+  long long pipelined_lines_ = 0;
+  long long transaction_lines_ = 0;
 };
 
 std::string first_of(const std::vector<std::string>& items) {
