@@ -117,8 +117,13 @@ TEST_CASE("an outage counts no attempt and parks nothing, however long it lasts,
   CHECK(db.count("attempts > 0") == 0);
   CHECK(db.count("status = 'PUBLISHED'") == 0);
   // Several versions per aggregate: batches went on the gapless producers, which have no
-  // message timeout of their own and were purged at the shared producer's.
-  CHECK(logged(relay, "not reported within the delivery timeout: purging its producer"));
+  // message timeout of their own: each is purged at the shared producer's timeout, or at once
+  // if the gapless guarantee stopped its producer. Polled: on a loaded machine (a TSan run of
+  // the suite) the outage was once declared from other batches before a pipelined one's purge.
+  CHECK(eventually([&] {
+    return logged(relay, "not reported within the delivery timeout: purging its producer") ||
+           logged(relay, "its producer stopped");
+  }));
 
   broker.command("clear Produce");
   REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 200; }));
