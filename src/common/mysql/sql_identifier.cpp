@@ -14,7 +14,10 @@ bool continues_identifier(char c) {
 }  // namespace
 
 std::optional<std::string> identifier_problem(std::string_view text) {
-  const std::string shown = "\"" + std::string(text.substr(0, 80)) + "\"";
+  // Appended, not "\"" + std::string(...): GCC 12 at -O3 warns of an overlapping memcpy
+  // (-Wrestrict, a false positive in libstdc++'s operator+) on the latter.
+  std::string shown(1, '"');
+  shown.append(text.substr(0, 80)).push_back('"');
   if (text.empty()) return "must not be empty";
   if (text.size() > kMaxIdentifierLength) {
     return shown + " is " + std::to_string(text.size()) + " characters long (at most " +
