@@ -13,6 +13,13 @@
 //       none vs L_db(500); durable and tuned), medians of RUNS, on the test broker and then on
 //       a real cluster (`mock` / `real`: one of the two only)
 //   outbox-bench ldb BATCH SECONDS CONNECTIONS      one L_db measurement
+//   outbox-bench sweep EVENTS RUNS AGGREGATES CONFIG...   drains of EVENTS on a real cluster,
+//       every CONFIG once per run in turn (drift hits them alike), beside L_db(500): medians
+//       of rate, R / L_db and the CPU of relay, MariaDB and brokers (drains claim 500 rows,
+//       as L_db(500), unless a CONFIG sets batch_size). A CONFIG is YAML lines
+//       under relay: ("" for the defaults), optionally behind "kafka:name=value,...|" for
+//       producer properties: outbox-bench sweep 100000 3 0 "" "kafka:linger.ms=5|"
+//       "kafka:linger.ms=5|  ordering: none"
 //   outbox-bench brokers EVENTS RUNS    the mock cluster beside the real one alone: L_db(500),
 //       L_k(500) and RUNS drains of EVENTS on each (the suite's real-cluster section, quicker)
 // Needs the MariaDB of scripts/local-mariadb.sh (OUTBOX_MYSQL_* variables); starts its own
@@ -22,9 +29,11 @@
 #include <unistd.h>
 
 #include <librdkafka/rdkafka.h>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 #include "baselines.hpp"
 #include "bench_context.hpp"
@@ -126,6 +135,65 @@ int single_drain(long events, int relays, const std::string& relay_yaml, long ag
       });
 }
 
+// A sweep's CONFIG: "[kafka:name=value,...|]relay YAML lines".
+struct SweepConfig {
+  std::string kafka_properties;
+  std::string relay_yaml;
+};
+
+SweepConfig sweep_config(const std::string& config) {
+  const size_t bar = config.find('|');
+  if (config.rfind("kafka:", 0) != 0 || bar == std::string::npos) return {"", config};
+  return {config.substr(6, bar - 6), config.substr(bar + 1)};
+}
+
+int real_cluster_sweep(long events, int runs, long aggregates,
+                       const std::vector<std::string>& configs) {
+  outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
+  sizes.runs = runs;
+  return run_bench(1, 1, sizes, "/tmp", [&](outbox::bench::BenchContext& context) {
+    using outbox::bench::Figure;
+    using outbox::bench::format_figure;
+    using outbox::bench::format_number;
+    const auto l_db = outbox::bench::measure_db_limit(context, 500, 2);
+    struct Sweep {
+      Figure rate, relay, db, brokers;
+      long duplicates = 0;
+    };
+    std::vector<Sweep> sweeps(configs.size());
+    outbox::bench::on_real_cluster(context, [&] {
+      for (int run = 0; run < runs; ++run) {
+        for (size_t i = 0; i < configs.size(); ++i) {
+          const SweepConfig config = sweep_config(configs[i]);
+          setenv("OUTBOX_BENCH_KAFKA_PROPERTIES", config.kafka_properties.c_str(), 1);
+          const auto drained = outbox::bench::drain(
+              context, events, 1, true, config.relay_yaml.empty() ? "" : config.relay_yaml + "\n",
+              aggregates);
+          unsetenv("OUTBOX_BENCH_KAFKA_PROPERTIES");
+          sweeps[i].rate.runs.push_back(drained.rate);
+          sweeps[i].relay.runs.push_back(drained.relay_cpu_percent);
+          sweeps[i].db.runs.push_back(drained.db_cpu_percent);
+          sweeps[i].brokers.runs.push_back(drained.broker_cpu_percent);
+          sweeps[i].duplicates += drained.duplicates;
+        }
+      }
+    });
+    std::cout << "medians of " << runs << " runs (min-max), " << events << " events per drain"
+              << (aggregates > 0 ? " over " + std::to_string(aggregates) + " aggregates" : "")
+              << ", real cluster; L_db(500) " << format_figure(l_db) << "\n";
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const Sweep& sweep = sweeps[i];
+      std::cout << "[" << (configs[i].empty() ? "batch_size: 500" : configs[i]) << "] "
+                << format_figure(sweep.rate) << " events/s, R/L_db "
+                << format_number(sweep.rate.median() / l_db.median(), 2) << ", CPU % relay "
+                << format_number(sweep.relay.median(), 0) << " MariaDB "
+                << format_number(sweep.db.median(), 0) << " brokers "
+                << format_number(sweep.brokers.median(), 0) << ", duplicates " << sweep.duplicates
+                << "\n";
+    }
+  });
+}
+
 int brokers_side_by_side(int events, int runs) {
   outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
   sizes.runs = runs;
@@ -187,6 +255,10 @@ int main(int argc, char** argv) {
   }
   if (argc == 4 && std::string(argv[1]) == "brokers") {
     return brokers_side_by_side(std::stoi(argv[2]), std::stoi(argv[3]));
+  }
+  if (argc >= 6 && std::string(argv[1]) == "sweep") {
+    return real_cluster_sweep(std::stol(argv[2]), std::stoi(argv[3]), std::stol(argv[4]),
+                              std::vector<std::string>(argv + 5, argv + argc));
   }
   if ((argc == 3 || argc == 4) && std::string(argv[1]) == "ordered") {
     return ordered_drain(std::stoi(argv[2]), argc == 4 ? argv[3] : "");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -34,5 +35,9 @@ struct RealClusterPlan {
 // Starts a cluster of its own (scripts/kafka-cluster.sh, cached broker under .local/), points
 // `context` at it for the measurements and back at the test broker afterwards, and kills it.
 RealClusterResults measure_on_real_cluster(BenchContext& context, const RealClusterPlan& plan);
+
+// Runs `body` with `context` pointed at a real cluster of its own (as above), for measurements
+// of the caller's choosing (outbox-bench sweep).
+void on_real_cluster(BenchContext& context, const std::function<void()>& body);
 
 }  // namespace outbox::bench

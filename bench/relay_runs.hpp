@@ -30,6 +30,10 @@ class RelayUnderTest {
   std::unique_ptr<test::ChildProcess> process_;
 };
 
+// Rows per claim of the suite's drains, unless a drain sets batch_size: the N of the L_db(N)
+// and L_k(N) they are set beside.
+inline constexpr int kBenchBatch = 500;
+
 struct DrainRun {
   double rate = 0;                 // events/s, first to last publish by the database clock
   double relay_cpu_percent = 0;    // summed over the relay processes, % of one core
