@@ -34,7 +34,7 @@ TEST_CASE("a minimal config gets production defaults", "[config]") {
   CHECK(config.mysql.port == 3306);
   CHECK(config.kafka.topic == "outbox.{aggregate_type}");
   CHECK(config.relay.workers == 2);
-  CHECK(config.relay.batch_size == 500);
+  CHECK(config.relay.batch_size == 2000);
   CHECK(config.relay.lease == std::chrono::seconds(60));
   CHECK(config.relay.poll_interval == std::chrono::milliseconds(25));
   CHECK(config.relay.poll_interval_max == std::chrono::milliseconds(500));
