@@ -9,6 +9,7 @@
 // branches and ASan checks its buffers.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -39,6 +40,27 @@ outbox::HttpEndpoint& endpoint() {
   return *started;
 }
 
+// libFuzzer's own timers (SIGALRM for -timeout, the RSS and the -max_total_time checks) are
+// installed without SA_RESTART, so any of the calls below can return EINTR: a CI run stopped on
+// "connect: Interrupted system call", a finding about the harness, not the server. send and
+// recv are simply called again; an interrupted connect goes on in the kernel and cannot be
+// restarted, so its end is awaited with poll and read from SO_ERROR.
+bool connect_through_signals(int fd, const sockaddr_in& address) {
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0) return true;
+  if (errno != EINTR) return false;
+  pollfd writable{fd, POLLOUT, 0};
+  for (;;) {
+    const int ready = poll(&writable, 1, 10'000);
+    if (ready > 0) break;
+    if (ready == 0 || errno != EINTR) return false;
+  }
+  int error = 0;
+  socklen_t length = sizeof(error);
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return false;
+  errno = error;
+  return error == 0;
+}
+
 // Sends the bytes and returns everything the server wrote back until it closed. With
 // end_requests the client then shuts its sending side, so the server sees the end of the input
 // at once instead of waiting out its header timeout; an input the server still waits on (an
@@ -59,13 +81,14 @@ std::string exchange(const uint8_t* data, size_t size, bool end_requests) {
   // resets instead and leaves none.
   const linger reset{1, 0};
   setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
-  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+  if (!connect_through_signals(fd, address)) {
     std::fprintf(stderr, "connect: %s\n", std::strerror(errno));
     std::abort();  // the endpoint stopped accepting
   }
   size_t sent = 0;
   while (sent < size) {
     const ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the server may close early on a bad request
     sent += static_cast<size_t>(n);
   }
@@ -76,6 +99,7 @@ std::string exchange(const uint8_t* data, size_t size, bool end_requests) {
     const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
     if (n == 0) break;
     if (n < 0) {
+      if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) std::abort();
       break;  // reset by the server
     }
