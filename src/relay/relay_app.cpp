@@ -14,6 +14,7 @@
 #include "backlog_monitor.hpp"
 #include "backoff.hpp"
 #include "byte_budget.hpp"
+#include "claim_session_idle.hpp"
 #include "config/config_diagnostics.hpp"
 #include "config_reload.hpp"
 #include "health_board.hpp"
@@ -145,8 +146,10 @@ TransactionSettings transaction_settings(const RelayConfig& config,
 ClaimStoreFactory store_factory(const RelayConfig& config,
                                 const std::shared_ptr<DueScanSchedule>& due_scans) {
   return [&config, due_scans]() -> Outcome<std::unique_ptr<ClaimStore>> {
+    SessionSettings session_settings;
+    session_settings.wait_timeout_seconds = claim_session_wait_timeout_seconds(config.relay.lease);
     Outcome<std::unique_ptr<MysqlSession>> session =
-        MysqlSession::open(config.mysql, SessionSettings{});
+        MysqlSession::open(config.mysql, session_settings);
     if (!session) return session.error();
     ClaimPolicy policy;
     policy.schema = claim_schema(config);

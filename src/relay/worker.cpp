@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "chained_deliveries.hpp"
+#include "claim_session_idle.hpp"
 #include "health_board.hpp"
 #include "interruptible_sleep.hpp"
 #include "unsent_batch.hpp"
@@ -34,8 +35,11 @@ Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShar
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
-  if (store_ && !store_->known_broken()) return true;
-  const bool was_connected = store_ != nullptr;
+  const auto now = steady_clock::now();
+  const bool idle_too_long = now - store_used_at_ > claim_session_reuse_limit(settings_.lease);
+  if (store_ && !store_->known_broken() && !idle_too_long) return true;
+  // Replaced quietly when only idle: the server may have ended it (claim_session_idle.hpp).
+  const bool was_connected = store_ != nullptr && store_->known_broken();
   store_.reset();
   Outcome<std::unique_ptr<ClaimStore>> opened = open_store_();
   if (!opened) {
@@ -45,8 +49,14 @@ bool Worker::ensure_store() {
     return false;
   }
   store_ = std::move(opened).value();
+  store_used_at_ = steady_clock::now();
   if (was_connected) spdlog::info("worker {}: reconnected to MySQL", settings_.index);
   return true;
+}
+
+ClaimStore& Worker::used_store() {
+  store_used_at_ = steady_clock::now();
+  return *store_;
 }
 
 void Worker::run(const std::stop_token& stop) {
@@ -111,7 +121,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
                                             ByteBudget::Allowance allowance) {
   const auto claim_started = steady_clock::now();
   const LeaseToken token(settings_.claimant, settings_.index, ++claim_sequence_);
-  Outcome<ClaimedBatch> claimed = store_->claim(
+  Outcome<ClaimedBatch> claimed = used_store().claim(
       token, limit, settings_.lease, PayloadAllowance{allowance.held.bytes(), allowance.alone});
   stats_.claim_seconds.Observe(seconds_since(claim_started));
   // A session-level error (connection lost, read-only server) makes this worker not ready
@@ -250,7 +260,7 @@ void Worker::wake_successors(const std::vector<std::string>& ids) {
   // One attempt, no retries: the batches waiting behind this call matter more, and every
   // BLOCKED row is rechecked on its own (idx_outbox_due) anyway, only later.
   if (!ensure_store()) return;
-  Outcome<size_t> woken = store_->wake_successors(ids);
+  Outcome<size_t> woken = used_store().wake_successors(ids);
   if (!woken) {
     ++stats_.db_errors;
     spdlog::warn("worker {}: {}; the blocked events are woken by their recheck instead",

@@ -112,7 +112,11 @@ class Worker {
     Micros retry_pause{};
   };
 
+  // A usable store: the one it has, unless an error showed its session broken or it sat idle
+  // for half the lease, then a new one. False (and said why) while none can be opened.
   bool ensure_store();
+  // store_, after ensure_store(), for a statement now (it notes the use).
+  ClaimStore& used_store();
 
   // The claim side (worker.cpp).
   void take_step(Step step, const ClaimAttempt& attempt, const std::stop_token& stop);
@@ -169,6 +173,9 @@ class Worker {
   int empty_streak_ = 0;
   std::chrono::steady_clock::time_point streak_started_{};
   std::unique_ptr<ClaimStore> store_;
+  // When store_ last ran a statement (used_store()): a session idle for half the lease is
+  // replaced before its next use (claim_session_idle.hpp).
+  std::chrono::steady_clock::time_point store_used_at_{};
   std::deque<InFlightBatch> in_flight_;
   uint64_t claim_sequence_ = 0;
   Backoff backoff_;

@@ -155,13 +155,28 @@ template <typename Op>
 auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op)
     -> decltype(op(std::declval<ClaimStore&>())) {
   Backoff backoff(settings_.backoff_initial, settings_.backoff_max);
+  bool tried_a_new_session = false;
   for (;;) {
     std::string error = "MySQL unreachable";
+    bool session_lost = false;
     if (ensure_store()) {
-      auto result = op(*store_);
+      auto result = op(used_store());
       if (result) return result;
       ++stats_.db_errors;
       error = result.error().message;
+      session_lost = store_->known_broken();
+    }
+    // A write that failed only because its session was gone is tried once more at once on a
+    // new one, even past the deadline: the session may have ended while the process was paused
+    // (MySQL ends a silent session after the lease, claim_session_idle.hpp), and the lease by
+    // our clock is the conservative one. The write is conditioned on the lease in the database
+    // (lease_owner and lease_until), so the retry is refused if the row changed hands: said
+    // so, instead of a bare "server has gone away".
+    if (session_lost && !tried_a_new_session) {
+      tried_a_new_session = true;
+      spdlog::warn("worker {}: {} failed ({}); trying once more on a new session", settings_.index,
+                   what, error);
+      continue;
     }
     // The drain deadline is read each round: a SIGTERM during an outage shortens the retries.
     const auto deadline = std::min(until, drain_.get());

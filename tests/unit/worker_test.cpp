@@ -5,6 +5,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -63,6 +64,7 @@ class ScriptedStore final : public outbox::ClaimStore {
     std::lock_guard lock(mutex);
     if (mark_failures > 0) {
       --mark_failures;
+      session_lost = lose_session_on_failure;
       return outbox::Error{"mark published failed: MySQL error 2013 (HY000): Lost connection"};
     }
     MarkResult result;
@@ -112,7 +114,7 @@ class ScriptedStore final : public outbox::ClaimStore {
     return LeaseUpdateResult{ids.size(), {}};
   }
   Outcome<size_t> wake_successors(const std::vector<std::string>&) override { return size_t{0}; }
-  bool known_broken() const override { return false; }
+  bool known_broken() const override { return session_lost; }
   std::string session_problem() const override { return ""; }
 
   std::mutex mutex;
@@ -126,6 +128,8 @@ class ScriptedStore final : public outbox::ClaimStore {
   std::vector<std::string> released;
   std::set<std::string> lost;
   int mark_failures = 0;
+  bool lose_session_on_failure = false;  // a failed mark leaves the session known broken
+  bool session_lost = false;
   int claims = 0;
   bool requeue_released = false;  // released rows are claimable again, as in the database
 };
@@ -196,8 +200,10 @@ struct Harness {
     worker = std::make_unique<outbox::Worker>(
         settings,
         [this]() -> Outcome<std::unique_ptr<outbox::ClaimStore>> {
-          if (!store) return outbox::Error{"store already handed out"};
-          return std::unique_ptr<outbox::ClaimStore>(std::move(store));
+          ++opened;
+          if (store) return std::unique_ptr<outbox::ClaimStore>(std::move(store));
+          if (next_store) return std::unique_ptr<outbox::ClaimStore>(std::move(next_store));
+          return outbox::Error{"store already handed out"};
         },
         outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health,
                              bytes});
@@ -213,6 +219,11 @@ struct Harness {
   outbox::WorkerSettings settings;
   std::unique_ptr<ScriptedStore> store;
   ScriptedStore* store_view = nullptr;
+  // The session opened after `store` broke, if the test has one (the worker owns and ends
+  // `store` then: look at next_view instead).
+  std::unique_ptr<ScriptedStore> next_store;
+  ScriptedStore* next_view = nullptr;
+  std::atomic<int> opened{0};  // sessions the worker asked for
   ScriptedPublisher publisher;
   outbox::RelayStats stats;
   outbox::DrainDeadline drain;
@@ -271,6 +282,52 @@ TEST_CASE("a failed mark is retried until it lands", "[worker]") {
   h.stop_and_join();
   CHECK(h.stats.db_errors.load() == 2);
   CHECK(h.stats.marks_abandoned.load() == 0);
+}
+
+TEST_CASE(
+    "a mark whose session was lost is tried once more at once on a new session, even past the "
+    "lease by the worker's clock",
+    "[worker]") {
+  // As after a pause longer than the lease: MySQL ended the session (wait_timeout), and the
+  // worker's own clock says the lease is over. The new session's mark is conditioned on the
+  // lease in the database: refused where the row changed hands, landing where it did not.
+  Harness h(5, 5);
+  h.settings.lease = 1ms;
+  h.store->mark_failures = 1;
+  h.store->lose_session_on_failure = true;
+  h.next_store = std::make_unique<ScriptedStore>(0);
+  h.next_store->lost = {"e2"};
+  h.next_view = h.next_store.get();
+  h.start();
+  REQUIRE(outbox::test::eventually(
+      [&] { return h.stats.marks_refused.load() == 1 && h.stats.events_published.load() == 4; }));
+  h.stop_and_join();
+  CHECK(h.next_view->marked == std::set<std::string>{"e1", "e3", "e4", "e5"});
+  CHECK(h.stats.db_errors.load() == 1);
+  CHECK(h.stats.marks_abandoned.load() == 0);
+}
+
+TEST_CASE(
+    "a session left unused for half the lease is replaced before its next use, without an error",
+    "[worker]") {
+  // While no broker answers a worker runs no statement, for as long as the outage lasts, and
+  // MySQL ends a session silent for the lease (wait_timeout). The worker opens a new session
+  // before its next claim instead of failing that claim on the old one.
+  Harness h(0);
+  h.settings.lease = 2s;  // a session unused for 1 s is replaced
+  h.publisher.is_ready = false;
+  h.next_store = std::make_unique<ScriptedStore>(3);  // only the new session has rows to claim
+  h.next_view = h.next_store.get();
+  h.start();
+  REQUIRE(outbox::test::eventually([&] { return h.opened.load() == 1; }));
+  // The time passing is what is under test: the first session stays unused for longer than 1 s.
+  std::this_thread::sleep_for(1100ms);
+  h.publisher.is_ready = true;
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 3; }));
+  h.stop_and_join();
+  CHECK(h.opened.load() == 2);
+  CHECK(h.stats.db_errors.load() == 0);
+  CHECK(h.next_view->marked == std::set<std::string>{"e1", "e2", "e3"});
 }
 
 TEST_CASE("the next batch is claimed while the previous one is in flight", "[worker]") {

@@ -66,6 +66,10 @@ Outcome<std::unique_ptr<MysqlSession>> MysqlSession::open(const MysqlEndpoint& e
     }
     session->execute("SET SESSION innodb_lock_wait_timeout = " +
                      std::to_string(settings.lock_wait_timeout_seconds));
+    if (settings.wait_timeout_seconds > 0) {
+      session->execute("SET SESSION wait_timeout = " +
+                       std::to_string(settings.wait_timeout_seconds));
+    }
     session->connection().setAutoCommit(settings.autocommit);
     return session;
   } catch (const sql::SQLException& e) {

@@ -34,6 +34,9 @@ struct SessionSettings {
   // READ COMMITTED: the claim scan takes no gap locks that would block writers' INSERTs.
   bool read_committed = true;
   int lock_wait_timeout_seconds = 10;
+  // wait_timeout: how long the server keeps the session while the client sends nothing, in
+  // or out of a transaction. 0 keeps the server's (8 hours by default).
+  int wait_timeout_seconds = 0;
 };
 
 // One MySQL connection configured for this project's sessions: UTC time zone (so every
