@@ -14,6 +14,7 @@ namespace outbox::test {
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
                               const RelayTestConfig& settings) {
   MysqlEndpoint endpoint = db.endpoint();
+  if (settings.mysql_port != 0) endpoint.port = settings.mysql_port;
   std::string password = "password: ${OUTBOX_MYSQL_PASSWORD}";
   if (!settings.mysql_user.empty()) {
     endpoint.user = settings.mysql_user;

@@ -18,6 +18,7 @@ struct RelayTestConfig : harness::RelayConfigSettings {
   std::string mysql_password;        // with mysql_user
   std::string mysql_password_file;   // with mysql_user, instead of mysql_password
   std::string extra_mysql_settings;  // YAML lines indented under mysql: (e.g. "  table: t\n")
+  int mysql_port = 0;                // 0: the test server's; else e.g. a TcpProxy's in front of it
 };
 
 std::string relay_config_yaml(const TestDatabase& db, const std::string& bootstrap,
