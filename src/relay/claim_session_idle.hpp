@@ -14,7 +14,9 @@ namespace outbox {
 // locked rows (FOR UPDATE SKIP LOCKED), and under per_aggregate ordering every later version of
 // those aggregates waits behind them; with the server's default wait_timeout (8 hours) that is
 // a stall of hours for an event whose lease ended within a minute. The relay asks for its lease
-// instead: by the time its leases have ended, so has a paused transaction and its locks.
+// instead: a paused transaction and its locks end within one lease of the pause (MySQL counts
+// from the session's last statement, so a mark begun late in its rows' lease can hold them
+// up to one lease past it).
 inline int claim_session_wait_timeout_seconds(Micros lease) {
   return std::max(1, static_cast<int>(std::chrono::ceil<std::chrono::seconds>(lease).count()));
 }

@@ -166,12 +166,13 @@ auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op
       error = result.error().message;
       session_lost = store_->known_broken();
     }
-    // A write that failed only because its session was gone is tried once more at once on a
-    // new one, even past the deadline: the session may have ended while the process was paused
-    // (MySQL ends a silent session after the lease, claim_session_idle.hpp), and the lease by
-    // our clock is the conservative one. The write is conditioned on the lease in the database
-    // (lease_owner and lease_until), so the retry is refused if the row changed hands: said
-    // so, instead of a bare "server has gone away".
+    // A write whose session proved unusable (the connection lost, or a read-only server after
+    // a failover) is tried once more at once on a new one, even past the deadline: the session
+    // may have ended while the process was paused (MySQL ends a session silent for the lease,
+    // claim_session_idle.hpp), and the lease by our clock is the conservative one. Each write
+    // is conditioned on the row still being leased to this claim (status and lease_owner), so
+    // the retry is refused, and said so, if the row changed hands, and lands if nobody took it
+    // over: no needless duplicate.
     if (session_lost && !tried_a_new_session) {
       tried_a_new_session = true;
       spdlog::warn("worker {}: {} failed ({}); trying once more on a new session", settings_.index,

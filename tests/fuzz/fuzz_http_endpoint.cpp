@@ -52,6 +52,7 @@ bool connect_through_signals(int fd, const sockaddr_in& address) {
   for (;;) {
     const int ready = poll(&writable, 1, 10'000);
     if (ready > 0) break;
+    if (ready == 0) errno = ETIMEDOUT;
     if (ready == 0 || errno != EINTR) return false;
   }
   int error = 0;

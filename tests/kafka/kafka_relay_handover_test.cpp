@@ -60,6 +60,17 @@ std::vector<const RelayProcess*> pointers(
   return out;
 }
 
+// The ids of the rows the relay named `name` holds a lease on now, in id order.
+std::vector<std::string> leased_rows_of(const TestDatabase& db, const std::string& name) {
+  std::vector<std::string> ids;
+  for (const auto& row :
+       db.query("SELECT event_id FROM outbox_event WHERE status = 'PUBLISHING' AND lease_owner "
+                "LIKE '" +
+                name + "/%' ORDER BY event_id"))
+    ids.push_back(row.at(0));
+  return ids;
+}
+
 // Rows the relay named `name` holds a lease on now (its lease_owner is "<name>/<nonce>/...").
 long long leased_by(const TestDatabase& db, const std::string& name) {
   return db.count("status = 'PUBLISHING' AND lease_owner LIKE '" + name + "/%'");
@@ -276,12 +287,16 @@ void superseded_owner_marks_nothing(Freeze where) {
     ++freezes;
     const bool settled =
         eventually([&] { return statements_running_of_others(db) == 0; }, 10s, 1ms);
-    if (settled && (rows_locked_by_others(db) > 0) == inside) {
-      for (const auto& row :
-           db.query("SELECT event_id FROM outbox_event WHERE status = 'PUBLISHING' AND lease_owner "
-                    "LIKE 'stale/%' ORDER BY event_id"))
-        taken.push_back(row.at(0));
-      if (!taken.empty()) break;
+    // Judged twice: a statement the relay wrote just before the signal may reach the server
+    // after the first look (the proxy passes requests on at once, but not instantly), and a
+    // late COMMIT would change both what is locked and what is leased.
+    const auto landed = [&] {
+      return statements_running_of_others(db) == 0 && (rows_locked_by_others(db) > 0) == inside;
+    };
+    if (settled && landed()) {
+      taken = leased_rows_of(db, "stale");
+      if (!taken.empty() && landed() && leased_rows_of(db, "stale") == taken) break;
+      taken.clear();
     }
     stale.process().signal(SIGCONT);
   }
