@@ -1,9 +1,11 @@
 #include "verify_reports.hpp"
 
+#include <signal.h>  // NOLINT(modernize-deprecated-headers): POSIX kill
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -23,12 +25,26 @@ YAML::Node find_case(const YAML::Node& deliveries, const std::string& label) {
 }  // namespace
 
 VerifyRun run_verify(std::vector<std::string> args, const std::string& report_file,
-                     const std::string& root) {
+                     const std::string& root, std::chrono::seconds limit) {
   args.insert(args.begin(), verify_binary());
   args.push_back("--report");
   args.push_back(report_file);
   VerifyRun run;
-  run.result = harness::run_command(args);
+  // The log goes to a file beside the report and is read whatever happens: a verifier still
+  // running at `limit` is stopped (SIGTERM: it stops every process of its run) and its log so
+  // far becomes result.err, so a hang fails the test with what the run was waiting for instead
+  // of ending in ctest's timeout, which keeps no output.
+  harness::ChildProcess verifier(args, report_file + ".log");
+  std::optional<int> status = verifier.wait_exit(limit);
+  std::string stopped;
+  if (!status) {
+    stopped = "\n[test] outbox-verify still running after " + std::to_string(limit.count()) +
+              " s: stopped with SIGTERM\n";
+    verifier.signal(SIGTERM);
+    status = verifier.wait_exit(std::chrono::seconds(30));
+  }
+  run.result.status = status.value_or(-1);
+  run.result.err = verifier.output() + stopped;
   run.report_text = read_text_file(report_file);
   try {
     run.report = YAML::Load(run.report_text)[root];

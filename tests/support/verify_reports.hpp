@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -23,9 +24,11 @@ struct VerifyRun {
 };
 
 // Runs outbox-verify with `args` plus --report <report_file>, and reads the report's `root`
-// (repeatableDeliveryVerification or chaosSoak).
+// (repeatableDeliveryVerification or chaosSoak). A run still going after `limit` is stopped
+// and fails with its log so far; the default stays under ctest's 600 s for these tests.
 VerifyRun run_verify(std::vector<std::string> args, const std::string& report_file,
-                     const std::string& root);
+                     const std::string& root,
+                     std::chrono::seconds limit = std::chrono::seconds(520));
 
 // The database a windows report names, through the mariadb CLI, dropped when the test is done
 // with it.

@@ -401,7 +401,13 @@ std::string SoakRun::run() {
 
   std::string problem = heal_problems_;
   for (WriterRun& writer : writers_) {
-    const std::optional<int> status = writer.process->wait_exit(std::chrono::minutes(10));
+    // In steps, with a progress line each, so a writer that does not finish shows what the
+    // chain was doing meanwhile.
+    std::optional<int> status;
+    for (int step = 0; step < 60 && !status; ++step) {
+      status = writer.process->wait_exit(std::chrono::seconds(10));
+      if (!status) spdlog::info("waiting for {} to exit: {}", writer.account, progress());
+    }
     if (status != 0) {
       problem += writer.account + " did not accept all its orders (exit " +
                  (status ? std::to_string(*status) : std::string("-")) + "); ";
