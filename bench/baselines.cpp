@@ -17,10 +17,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<MysqlClaimStore> open_store(BenchContext& context) {
+std::unique_ptr<MysqlClaimStore> open_store(BenchContext& context, Ordering ordering) {
   auto session = MysqlSession::open(context.db.endpoint(), SessionSettings{});
   if (!session) throw std::runtime_error(session.error().message);
-  return std::make_unique<MysqlClaimStore>(std::move(session).value(), ClaimPolicy{});
+  ClaimPolicy policy;
+  policy.ordering = ordering;
+  return std::make_unique<MysqlClaimStore>(std::move(session).value(), std::move(policy));
 }
 
 // A deadlock or lock wait timeout between the connections is part of the load: the relay
@@ -46,7 +48,22 @@ OutboxEvent sample_event(int i) {
 
 }  // namespace
 
-Figure measure_db_limit(BenchContext& context, int batch, int connections) {
+std::unique_ptr<KafkaPublisher> open_bench_publisher(BenchContext& context,
+                                                     const std::string& label) {
+  KafkaSettings kafka;
+  kafka.bootstrap_servers = context.bootstrap;
+  kafka.topic = context.next_topic(label);
+  context.create_topic(kafka.topic);
+  auto publisher =
+      KafkaPublisher::create(kafka, TopicRouter(TopicTemplate::parse(kafka.topic).value(), {}));
+  if (!publisher) throw std::runtime_error(publisher.error().message);
+  if (!publisher.value()->probe(std::chrono::milliseconds(5000))) {
+    throw std::runtime_error("broker not reachable at " + context.bootstrap);
+  }
+  return std::move(publisher).value();
+}
+
+Figure measure_db_limit(BenchContext& context, int batch, int connections, Ordering ordering) {
   Figure figure;
   // Batches of 100 and more drain a backlog of their own, like the relay's drain (so purge
   // and index churn weigh the same on both); one-row batches are too slow for that and run
@@ -71,7 +88,7 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
     };
     std::vector<std::unique_ptr<MysqlClaimStore>> stores;
     for (int c = 0; c < connections; ++c)
-      stores.push_back(open_store(context));
+      stores.push_back(open_store(context, ordering));
     const auto started = Clock::now();
     const auto deadline = started + std::chrono::duration<double>(seconds);
     std::vector<std::jthread> threads;
@@ -101,7 +118,7 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
             break;
           }
           // The relay wakes blocked successors after each mark (per-aggregate mode).
-          (void)store.wake_successors(ids);
+          if (ordering == Ordering::kPerAggregate) (void)store.wake_successors(ids);
           events += static_cast<long>(ids.size());
         }
       });
@@ -116,23 +133,13 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections) {
 
 Figure measure_broker_limit(BenchContext& context, int batch, int threads_count) {
   Figure figure;
-  KafkaSettings kafka;
-  kafka.bootstrap_servers = context.bootstrap;
   std::vector<OutboxEvent> events;
   for (int i = 0; i < batch; ++i)
     events.push_back(sample_event(i));
   for (int run = 0; run < context.sizes.runs; ++run) {
-    kafka.topic = context.next_topic("lk");
-    context.create_topic(kafka.topic);
-    auto publisher =
-        KafkaPublisher::create(kafka, TopicRouter(TopicTemplate::parse(kafka.topic).value(), {}));
-    if (!publisher) throw std::runtime_error(publisher.error().message);
-    if (!publisher.value()->probe(std::chrono::milliseconds(5000))) {
-      throw std::runtime_error("test broker not reachable");
-    }
+    const auto publisher = open_bench_publisher(context, "lk");
     // Warm up: topic creation and connections are not part of the limit.
-    publisher.value()
-        ->send(events, Clock::now() + std::chrono::seconds(10), {})
+    publisher->send(events, Clock::now() + std::chrono::seconds(10), {})
         ->wait_until(Clock::now() + std::chrono::seconds(10));
     std::atomic<long> delivered{0};
     const auto started = Clock::now();
@@ -142,8 +149,8 @@ Figure measure_broker_limit(BenchContext& context, int batch, int threads_count)
       senders.emplace_back([&] {
         while (Clock::now() < deadline) {
           // The baseline has no lease: the enqueue may wait as long as the run lasts.
-          auto in_flight = publisher.value()->send(
-              events, std::chrono::time_point_cast<Clock::duration>(deadline), {});
+          auto in_flight =
+              publisher->send(events, std::chrono::time_point_cast<Clock::duration>(deadline), {});
           in_flight->wait_until(Clock::time_point::max());
           for (const DeliveryOutcome& outcome : in_flight->outcomes()) {
             if (outcome.status == DeliveryStatus::kDelivered) ++delivered;

@@ -20,6 +20,12 @@
 //       under relay: ("" for the defaults), optionally behind "kafka:name=value,...|" for
 //       producer properties: outbox-bench sweep 100000 3 0 "" "kafka:linger.ms=5|"
 //       "kafka:linger.ms=5|  ordering: none"
+//   outbox-bench protocols RUNS    L_db(500) (claim, then mark) beside the limit of a claim
+//       that locks rows and marks them in the same transaction (each row written once), both
+//       database profiles, no broker (bench/protocol_limits.hpp)
+//   outbox-bench locked RUNS [mock|real]    L_db(500), the relay's `ordering: none` drain of
+//       the several-versions backlog, and the locked claim with the broker between lock and
+//       mark (2 and 4 sessions), per database profile, on the test broker and a real cluster
 //   outbox-bench brokers EVENTS RUNS    the mock cluster beside the real one alone: L_db(500),
 //       L_k(500) and RUNS drains of EVENTS on each (the suite's real-cluster section, quicker)
 // Needs the MariaDB of scripts/local-mariadb.sh (OUTBOX_MYSQL_* variables); starts its own
@@ -33,16 +39,19 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <tuple>
 #include <vector>
 
 #include "baselines.hpp"
 #include "bench_context.hpp"
 #include "harness/kafka_cluster.hpp"
+#include "protocol_limits.hpp"
 #include "real_cluster_runs.hpp"
 #include "relay_runs.hpp"
 #include "report.hpp"
 #include "report_debezium.hpp"
 #include "report_ordered.hpp"
+#include "server_status.hpp"
 #include "stats.hpp"
 #include "suite.hpp"
 #include "test_env.hpp"
@@ -227,6 +236,93 @@ int brokers_side_by_side(int events, int runs) {
   });
 }
 
+// Issue 13's "fewer database writes per event": L_db(500) (claim, then mark: each row written
+// twice, in two transactions) beside the locked claim's limit (one transaction, each row
+// written once), per database profile, interleaved run by run so the machine's noise hits all.
+int protocol_limits(int runs) {
+  outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
+  sizes.runs = 1;
+  return run_bench(3, 8, sizes, "/tmp", [&](outbox::bench::BenchContext& context) {
+    using outbox::bench::Figure;
+    using outbox::bench::format_figure;
+    using outbox::bench::format_number;
+    const auto [flush_log, sync_binlog] = outbox::bench::durability(context.session);
+    std::cout << "medians of " << runs << " runs (min-max), events/s, batches of 500, "
+              << "2 connections, " << sizes.drain_events << " PENDING rows per run\n";
+    for (const auto& [name, flush, sync] :
+         {std::tuple{"durable", 1, 1}, std::tuple{"tuned", 2, 0}}) {
+      std::cout << name << ": " << outbox::bench::set_durability(context.session, flush, sync)
+                << "\n";
+      Figure ordered, unordered, locked;
+      for (int run = 0; run < runs; ++run) {
+        ordered.runs.push_back(outbox::bench::measure_db_limit(context, 500, 2).median());
+        unordered.runs.push_back(
+            outbox::bench::measure_db_limit(context, 500, 2, outbox::Ordering::kNone).median());
+        locked.runs.push_back(outbox::bench::measure_locked_claim_limit(context, 500, 2).median());
+      }
+      std::cout << "  L_db(500), claim + mark (per_aggregate)  " << format_figure(ordered) << "\n"
+                << "  L_db(500), claim + mark (none)           " << format_figure(unordered) << "\n"
+                << "  locked claim + mark, one write per row   " << format_figure(locked)
+                << "  locked / L_db " << format_number(locked.median() / ordered.median(), 2)
+                << ", locked / L_db(none) "
+                << format_number(locked.median() / unordered.median(), 2) << "\n";
+    }
+    outbox::bench::set_durability(context.session, flush_log, sync_binlog);
+  });
+}
+
+// Issue 13's real-cluster gap, measured before building anything: per database profile and
+// run, L_db(500), the relay's drain of the several-versions backlog with ordering: none, and
+// the locked claim with the broker in the loop (2 and 4 sessions), all on the same broker.
+int locked_publish(int runs, const std::string& where) {
+  outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
+  sizes.runs = 1;
+  sizes.drain_events = 100'000;
+  return run_bench(3, 8, sizes, "/tmp", [&](outbox::bench::BenchContext& context) {
+    using outbox::bench::Figure;
+    using outbox::bench::format_figure;
+    using outbox::bench::format_number;
+    const auto measure = [&] {
+      const auto [flush_log, sync_binlog] = outbox::bench::durability(context.session);
+      std::cout << "on "
+                << (context.cluster != nullptr ? "a real 3-node cluster" : "the test broker")
+                << ", medians of " << runs << " runs (min-max), events/s, " << sizes.drain_events
+                << " PENDING rows per run\n";
+      for (const auto& [name, flush, sync] :
+           {std::tuple{"durable", 1, 1}, std::tuple{"tuned", 2, 0}}) {
+        std::cout << name << ": " << outbox::bench::set_durability(context.session, flush, sync)
+                  << "\n";
+        Figure l_db, none, locked2, locked4;
+        long duplicates = 0;
+        for (int run = 0; run < runs; ++run) {
+          l_db.runs.push_back(outbox::bench::measure_db_limit(context, 500, 2).median());
+          const auto drained =
+              outbox::bench::drain(context, sizes.drain_events, 1, true, "  ordering: none\n", 997);
+          none.runs.push_back(drained.rate);
+          duplicates += drained.duplicates;
+          locked2.runs.push_back(
+              outbox::bench::measure_locked_publish_limit(context, 500, 2).median());
+          locked4.runs.push_back(
+              outbox::bench::measure_locked_publish_limit(context, 500, 4).median());
+        }
+        const auto vs_db = [&](const Figure& f) {
+          return format_number(f.median() / l_db.median(), 2);
+        };
+        std::cout << "  L_db(500)                                  " << format_figure(l_db) << "\n"
+                  << "  relay, ordering none, several versions     " << format_figure(none)
+                  << "  / L_db " << vs_db(none) << ", duplicates " << duplicates << "\n"
+                  << "  locked claim + publish + mark, 2 sessions  " << format_figure(locked2)
+                  << "  / L_db " << vs_db(locked2) << "\n"
+                  << "  locked claim + publish + mark, 4 sessions  " << format_figure(locked4)
+                  << "  / L_db " << vs_db(locked4) << "\n";
+      }
+      outbox::bench::set_durability(context.session, flush_log, sync_binlog);
+    };
+    if (where != "real") measure();
+    if (where != "mock") outbox::bench::on_real_cluster(context, measure);
+  });
+}
+
 // The report's ordered-drain section alone (issue 13's table), on the test broker, then on a
 // real cluster; `where` "mock" or "real" runs one of the two.
 int ordered_drain(int runs, const std::string& where) {
@@ -252,6 +348,10 @@ int main(int argc, char** argv) {
   bool debezium = false;
   if (argc == 5 && std::string(argv[1]) == "ldb") {
     return single_db_limit(std::stoi(argv[2]), std::stod(argv[3]), std::stoi(argv[4]));
+  }
+  if (argc == 3 && std::string(argv[1]) == "protocols") return protocol_limits(std::stoi(argv[2]));
+  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "locked") {
+    return locked_publish(std::stoi(argv[2]), argc == 4 ? argv[3] : "");
   }
   if (argc == 4 && std::string(argv[1]) == "brokers") {
     return brokers_side_by_side(std::stoi(argv[2]), std::stoi(argv[3]));

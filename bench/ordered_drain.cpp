@@ -1,6 +1,7 @@
 #include "ordered_drain.hpp"
 
 #include "baselines.hpp"
+#include "protocol_limits.hpp"
 #include "relay_runs.hpp"
 #include "server_status.hpp"
 
@@ -39,6 +40,7 @@ OrderedDrainProfile ordered_profile(BenchContext& context, const std::string& na
   result.name = name;
   result.settings = set_durability(context.session, flush_log, sync_binlog);
   result.db_limit = measure_db_limit(context, 500, kOrderedDrainConnections);
+  result.locked_limit = measure_locked_claim_limit(context, 500, kOrderedDrainConnections);
   for (int run = 0; run < context.sizes.runs; ++run) {
     long& dups = result.duplicates;
     result.single_ordered.runs.push_back(ordered_drain_rate(context, events, 0, "", dups));

@@ -11,9 +11,12 @@ namespace outbox::bench {
 // One database profile of the ordered-drain comparison (issue 13's table): the same backlog
 // drained with and without per-aggregate order, beside the claim + mark loop alone.
 struct OrderedDrainProfile {
-  std::string name;         // "tuned", "durable"
-  std::string settings;     // as the server read them back
-  Figure db_limit;          // L_db(500): claim + mark, 2 connections, no broker
+  std::string name;      // "tuned", "durable"
+  std::string settings;  // as the server read them back
+  Figure db_limit;       // L_db(500): claim + mark, 2 connections, no broker
+  // The same loop with a claim that locks rows and marks them in one transaction, each row
+  // written once (protocol_limits.hpp): the ceiling of a relay built that way, which none is.
+  Figure locked_limit;
   Figure single_ordered;    // one event per aggregate, ordering per_aggregate (the default)
   Figure single_unordered;  // the same rows, ordering none
   Figure multi_unordered;   // `aggregates` aggregates x versions, ordering none

@@ -32,6 +32,15 @@ void ordered_ratio_row(std::ostream& md, const OrderedDrainResults& r, const std
   md << " | ≥ " << format_number(target, 2) << ": " << verdict(met) << " |\n";
 }
 
+// A ratio of medians per profile that no target applies to.
+void ordered_plain_ratio_row(std::ostream& md, const OrderedDrainResults& r,
+                             const std::string& label, FigureOf numerator, FigureOf denominator) {
+  md << "| " << label;
+  for (const OrderedDrainProfile& p : r.profiles)
+    md << " | " << ratio((p.*numerator).median(), (p.*denominator).median());
+  md << " | |\n";
+}
+
 }  // namespace
 
 void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int runs) {
@@ -59,6 +68,8 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
   md << " | |\n";
   using P = OrderedDrainProfile;
   ordered_rate_row(md, r, "L_db(500)", &P::db_limit);
+  ordered_rate_row(md, r, "locked claim + mark, each row written once (no relay yet)",
+                   &P::locked_limit);
   ordered_rate_row(md, r, "one per aggregate, per_aggregate", &P::single_ordered);
   ordered_rate_row(md, r, "one per aggregate, none", &P::single_unordered);
   ordered_rate_row(md, r, "several versions per aggregate, none", &P::multi_unordered);
@@ -79,6 +90,7 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
                     &P::multi_unordered, 0.8);
   ordered_ratio_row(md, r, "one per aggregate: transactional / none", &P::single_transactional,
                     &P::single_unordered, 0.9);
+  ordered_plain_ratio_row(md, r, "locked claim limit / L_db(500)", &P::locked_limit, &P::db_limit);
   md << "| CPU, several versions none (% of one core, 200 = both cores): relay / MariaDB / "
         "broker / whole machine";
   for (const OrderedDrainProfile& p : r.profiles) {

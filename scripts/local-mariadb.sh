@@ -5,6 +5,10 @@
 #   local-mariadb.sh stop DIR
 # OUTBOX_MARIADB_PORT=P starts it on port P (a restart that keeps its clients' address);
 # OUTBOX_MARIADB_BUFFER_POOL sizes the buffer pool (default 512M).
+# The binary log is on (ROW: what a CDC reader such as Debezium needs, and what durable
+# production servers pay for); files older than two hours go at each rotation (every 256 MiB),
+# since a benchmark run writes gigabytes of it and nothing here reads it later (a long-lived
+# bench server had filled the disk with 41 GB of it).
 set -euo pipefail
 
 command=${1:?start|stop}
@@ -46,7 +50,8 @@ mariadbd --no-defaults --datadir="$data" --user="$(id -un)" --socket="$socket" \
   --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" \
   --log-error="$dir/error.log" --innodb-buffer-pool-size="${OUTBOX_MARIADB_BUFFER_POOL:-512M}" \
   --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \
-  --log-bin="$dir/binlog" --binlog-format=ROW --server-id=1 >>"$dir/error.log" 2>&1 &
+  --log-bin="$dir/binlog" --binlog-format=ROW --server-id=1 \
+  --max-binlog-size=256M --binlog-expire-logs-seconds=7200 >>"$dir/error.log" 2>&1 &
 
 for _ in $(seq 1 300); do
   mariadb --no-defaults --socket="$socket" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break

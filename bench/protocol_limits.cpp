@@ -1,0 +1,184 @@
+#include "protocol_limits.hpp"
+
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "baselines.hpp"
+#include "claim_sql.hpp"
+#include "dataset.hpp"
+#include "mysql/mysql_error.hpp"
+#include "mysql/mysql_session.hpp"
+
+namespace outbox::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The columns the relay's claim reads to build a message, payload included: the locked claim
+// has no second statement to fetch payloads, it reads them with the rows it locks.
+std::string locked_scan(int batch) {
+  return "SELECT event_id, aggregate_type, aggregate_id, event_type, event_version, payload"
+         " FROM outbox_event FORCE INDEX (idx_outbox_pending) WHERE status = 'PENDING'"
+         " ORDER BY created_at, event_id LIMIT " +
+         std::to_string(batch) + " FOR UPDATE SKIP LOCKED";
+}
+
+// The relay's mark without its lease condition: the rows are ours because this transaction
+// holds their locks.
+std::string locked_mark(size_t ids) {
+  return "UPDATE outbox_event SET status = 'PUBLISHED', published_at = CURRENT_TIMESTAMP(6),"
+         " published_by = ? WHERE event_id IN (" +
+         claim_sql::placeholders(ids) + ") AND status = 'PENDING'";
+}
+
+std::vector<OutboxEvent> locked_rows(MysqlSession& session, int batch) {
+  std::vector<OutboxEvent> events;
+  sql::PreparedStatement& scan = session.prepare(locked_scan(batch));
+  const std::unique_ptr<sql::ResultSet> rows(scan.executeQuery());
+  while (rows->next()) {
+    OutboxEvent& event = events.emplace_back();
+    event.event_id = rows->getString(1);
+    event.aggregate_type = rows->getString(2);
+    event.aggregate_id = rows->getString(3);
+    event.event_type = rows->getString(4);
+    event.event_version = rows->getInt64(5);
+    event.payload = rows->getString(6);
+  }
+  return events;
+}
+
+long mark_locked(MysqlSession& session, const std::vector<std::string>& ids,
+                 const std::string& owner) {
+  long marked = 0;
+  for (size_t begin = 0; begin < ids.size(); begin += claim_sql::kMaxIdList) {
+    const size_t count = std::min(claim_sql::kMaxIdList, ids.size() - begin);
+    sql::PreparedStatement& mark = session.prepare(locked_mark(count));
+    mark.setString(1, owner);
+    for (size_t i = 0; i < count; ++i)
+      mark.setString(static_cast<unsigned>(i + 2), ids[begin + i]);
+    marked += mark.executeUpdate();
+  }
+  return marked;
+}
+
+// One transaction: lock up to `batch` rows, mark them, commit. Returns how many it marked.
+long locked_claim_and_mark(MysqlSession& session, int batch, const std::string& owner) {
+  TransactionScope transaction(session);
+  std::vector<std::string> ids;
+  for (const OutboxEvent& event : locked_rows(session, batch))
+    ids.push_back(event.event_id);
+  const long marked = ids.empty() ? 0 : mark_locked(session, ids, owner);
+  transaction.commit();
+  return marked;
+}
+
+// The same with the batch published between the lock and the mark.
+long locked_publish_and_mark(MysqlSession& session, Publisher& publisher, int batch,
+                             const std::string& owner) {
+  TransactionScope transaction(session);
+  const std::vector<OutboxEvent> events = locked_rows(session, batch);
+  if (events.empty()) {
+    transaction.commit();
+    return 0;
+  }
+  const auto in_flight = publisher.send(events, Clock::now() + std::chrono::seconds(30), {});
+  if (!in_flight->wait_until(Clock::now() + std::chrono::seconds(90))) {
+    throw std::runtime_error("a batch had no delivery reports after 90 s");
+  }
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const DeliveryOutcome& outcome = in_flight->outcomes()[i];
+    if (outcome.status != DeliveryStatus::kDelivered) {
+      throw std::runtime_error("event " + events[i].event_id + " not delivered: " + outcome.error);
+    }
+    ids.push_back(events[i].event_id);
+  }
+  const long marked = mark_locked(session, ids, owner);
+  transaction.commit();
+  return marked;
+}
+
+// Runs `step` on `connections` sessions of their own over `rows` fresh PENDING rows until
+// each finds none left; events/s from start to the last commit.
+double drain_locked(BenchContext& context, long rows, int connections,
+                    const std::function<long(MysqlSession&, const std::string&)>& step) {
+  clear_outbox(context);
+  load_events(context, "llk", rows, "PENDING");
+  std::vector<std::unique_ptr<MysqlSession>> sessions;
+  for (int c = 0; c < connections; ++c) {
+    auto session = MysqlSession::open(context.db.endpoint(), SessionSettings{});
+    if (!session) throw std::runtime_error(session.error().message);
+    sessions.push_back(std::move(session).value());
+  }
+  std::atomic<long> events{0};
+  std::mutex failed_mutex;
+  std::string failed;
+  const auto started = Clock::now();
+  std::vector<std::jthread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&, c] {
+      const MysqlThreadScope scope;
+      const std::string owner = "bench-locked-" + std::to_string(c);
+      try {
+        for (;;) {
+          const long marked = step(*sessions[static_cast<size_t>(c)], owner);
+          if (marked == 0) break;
+          events += marked;
+        }
+      } catch (const sql::SQLException& e) {
+        const std::lock_guard lock(failed_mutex);
+        if (failed.empty()) failed = describe_sql_error(e);
+      } catch (const std::exception& e) {
+        const std::lock_guard lock(failed_mutex);
+        if (failed.empty()) failed = e.what();
+      }
+    });
+  }
+  threads.clear();
+  if (!failed.empty()) throw std::runtime_error("locked claim loop: " + failed);
+  if (events.load() != rows) {
+    throw std::runtime_error("locked claim loop marked " + std::to_string(events.load()) + " of " +
+                             std::to_string(rows) + " rows");
+  }
+  return static_cast<double>(events.load()) /
+         std::chrono::duration<double>(Clock::now() - started).count();
+}
+
+}  // namespace
+
+Figure measure_locked_claim_limit(BenchContext& context, int batch, int connections) {
+  Figure figure;
+  const long rows = context.sizes.smoke ? 5'000 : context.sizes.drain_events;
+  for (int run = 0; run < context.sizes.runs; ++run) {
+    figure.runs.push_back(drain_locked(context, rows, connections,
+                                       [&](MysqlSession& session, const std::string& owner) {
+                                         return locked_claim_and_mark(session, batch, owner);
+                                       }));
+  }
+  return figure;
+}
+
+Figure measure_locked_publish_limit(BenchContext& context, int batch, int connections) {
+  Figure figure;
+  const long rows = context.sizes.smoke ? 5'000 : context.sizes.drain_events;
+  for (int run = 0; run < context.sizes.runs; ++run) {
+    const auto publisher = open_bench_publisher(context, "locked");
+    figure.runs.push_back(drain_locked(
+        context, rows, connections, [&](MysqlSession& session, const std::string& owner) {
+          return locked_publish_and_mark(session, *publisher, batch, owner);
+        }));
+  }
+  return figure;
+}
+
+}  // namespace outbox::bench
