@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of BUILD_DIR (configured with -DOUTBOX_FUZZ=ON and clang, see
 # docs/testing.md) for SECONDS each: first every input of tests/fuzz/corpus/<target>/ (the seeds)
-# and tests/fuzz/regressions/<target>/ (inputs that once crashed), then new inputs until the
+# and tests/fuzz/regressions/<target>/ (inputs that once crashed; fuzz_config_file also every
+# file of config/, the shipped configs), then new inputs until the
 # time is up. New interesting inputs go to a scratch corpus under .local/fuzz/ (kept between
 # runs, never committed); a crash ends that target's run and leaves its input in
 # .local/fuzz/crashes/; the other targets still run, and the script fails at the end.
@@ -26,6 +27,9 @@ for target in "${targets[@]}"; do
   mkdir -p "$scratch"
   inputs=("$scratch" "$root/tests/fuzz/corpus/$target")
   [[ -d $regressions ]] && inputs+=("$regressions")
+  # The config loaders also start from the configs the project ships, read where they live:
+  # copies in the corpus fell behind every key added since.
+  [[ $target == fuzz_config_file ]] && inputs+=("$root/config")
   log=$root/.local/fuzz/$target.log
   # -timeout: one input running 10 s is a hang worth reporting; -rss_limit_mb bounds memory.
   if ! "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
