@@ -32,6 +32,8 @@ bool transient(const Error& error) {
          error.message.find("MySQL error 1205 ") != std::string::npos;
 }
 
+}  // namespace
+
 OutboxEvent sample_event(int i) {
   OutboxEvent event;
   event.event_id = "lk-" + std::to_string(i);
@@ -45,8 +47,6 @@ OutboxEvent sample_event(int i) {
       "\"currency\": \"EUR\", \"items\": 3}";
   return event;
 }
-
-}  // namespace
 
 std::unique_ptr<KafkaPublisher> open_bench_publisher(BenchContext& context,
                                                      const std::string& label) {

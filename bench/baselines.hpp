@@ -18,6 +18,10 @@ namespace outbox::bench {
 Figure measure_db_limit(BenchContext& context, int batch, int connections,
                         Ordering ordering = Ordering::kPerAggregate);
 
+// Event i of the publish baselines: its own aggregate, version 1, a payload of the size the
+// benchmark's rows have.
+OutboxEvent sample_event(int i);
+
 // A publisher on the relay's publish path (KafkaPublisher, default producer properties) to a
 // fresh topic of its own (`label` and a counter), the broker checked reachable.
 std::unique_ptr<KafkaPublisher> open_bench_publisher(BenchContext& context,

@@ -24,8 +24,9 @@
 //       that locks rows and marks them in the same transaction (each row written once), both
 //       database profiles, no broker (bench/protocol_limits.hpp)
 //   outbox-bench locked RUNS [mock|real]    L_db(500), the relay's `ordering: none` drain of
-//       the several-versions backlog, and the locked claim with the broker between lock and
-//       mark (2 and 4 sessions), per database profile, on the test broker and a real cluster
+//       the several-versions backlog, L_db(500) again while a side producer keeps the broker
+//       at that drain's rate, and the locked claim with the broker between lock and mark (2
+//       and 4 sessions), per database profile, on the test broker and a real cluster
 //   outbox-bench brokers EVENTS RUNS    the mock cluster beside the real one alone: L_db(500),
 //       L_k(500) and RUNS drains of EVENTS on each (the suite's real-cluster section, quicker)
 // Needs the MariaDB of scripts/local-mariadb.sh (OUTBOX_MYSQL_* variables); starts its own
@@ -272,8 +273,10 @@ int protocol_limits(int runs) {
 }
 
 // Issue 13's real-cluster gap, measured before building anything: per database profile and
-// run, L_db(500), the relay's drain of the several-versions backlog with ordering: none, and
-// the locked claim with the broker in the loop (2 and 4 sessions), all on the same broker.
+// run, L_db(500), the relay's drain of the several-versions backlog with ordering: none,
+// L_db(500) while the broker carries that drain's rate (the database's limit at the relay's
+// operating point, on a machine whose cores the brokers share), and the locked claim with
+// the broker in the loop (2 and 4 sessions), all on the same broker.
 int locked_publish(int runs, const std::string& where) {
   outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
   sizes.runs = 1;
@@ -292,7 +295,7 @@ int locked_publish(int runs, const std::string& where) {
            {std::tuple{"durable", 1, 1}, std::tuple{"tuned", 2, 0}}) {
         std::cout << name << ": " << outbox::bench::set_durability(context.session, flush, sync)
                   << "\n";
-        Figure l_db, none, locked2, locked4;
+        Figure l_db, none, locked2, locked4, loaded, load_rate, load_brokers, load_machine;
         long duplicates = 0;
         for (int run = 0; run < runs; ++run) {
           l_db.runs.push_back(outbox::bench::measure_db_limit(context, 500, 2).median());
@@ -300,6 +303,12 @@ int locked_publish(int runs, const std::string& where) {
               outbox::bench::drain(context, sizes.drain_events, 1, true, "  ordering: none\n", 997);
           none.runs.push_back(drained.rate);
           duplicates += drained.duplicates;
+          const auto beside =
+              outbox::bench::measure_db_limit_beside_broker_load(context, 500, 2, drained.rate);
+          loaded.runs.push_back(beside.db_limit);
+          load_rate.runs.push_back(beside.broker_load);
+          load_brokers.runs.push_back(beside.broker_cpu);
+          load_machine.runs.push_back(beside.machine_cpu);
           locked2.runs.push_back(
               outbox::bench::measure_locked_publish_limit(context, 500, 2).median());
           locked4.runs.push_back(
@@ -311,6 +320,12 @@ int locked_publish(int runs, const std::string& where) {
         std::cout << "  L_db(500)                                  " << format_figure(l_db) << "\n"
                   << "  relay, ordering none, several versions     " << format_figure(none)
                   << "  / L_db " << vs_db(none) << ", duplicates " << duplicates << "\n"
+                  << "  L_db(500) beside the brokers carrying the relay's rate ("
+                  << format_figure(load_rate) << " events/s acknowledged; CPU % brokers "
+                  << format_number(load_brokers.median(), 0) << ", machine "
+                  << format_number(load_machine.median(), 0) << ", loading included)  "
+                  << format_figure(loaded) << "  relay none / it "
+                  << format_number(none.median() / loaded.median(), 2) << "\n"
                   << "  locked claim + publish + mark, 2 sessions  " << format_figure(locked2)
                   << "  / L_db " << vs_db(locked2) << "\n"
                   << "  locked claim + publish + mark, 4 sessions  " << format_figure(locked4)

@@ -24,6 +24,13 @@ double cpu_seconds(pid_t pid) {
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+double cpu_seconds(const std::vector<pid_t>& pids) {
+  double seconds = 0;
+  for (const pid_t pid : pids)
+    seconds += cpu_seconds(pid);
+  return seconds;
+}
+
 double machine_busy_seconds() {
   std::ifstream in("/proc/stat");
   std::string cpu;

@@ -20,4 +20,19 @@ Figure measure_locked_claim_limit(BenchContext& context, int batch, int connecti
 // delivery failed (the runs are on a healthy broker).
 Figure measure_locked_publish_limit(BenchContext& context, int batch, int connections);
 
+// L_db(batch) measured while the broker carries `events_per_second` from a side producer
+// (the relay's publish path, batches of 500 events of the benchmark's payload size): the
+// database's limit on a machine whose cores the brokers share, at the load a relay puts on
+// them. On the real cluster the three JVMs replicate every event on the same two cores as
+// MariaDB, which L_db alone never sees.
+struct LoadedDbLimit {
+  double db_limit = 0;     // events/s claimed and marked
+  double broker_load = 0;  // events/s the side producer got acknowledged meanwhile
+  double broker_cpu = 0;   // % of one core, the broker's processes
+  double db_cpu = 0;       // mariadbd
+  double machine_cpu = 0;  // every process (200: both cores)
+};
+LoadedDbLimit measure_db_limit_beside_broker_load(BenchContext& context, int batch, int connections,
+                                                  double events_per_second);
+
 }  // namespace outbox::bench

@@ -111,12 +111,7 @@ DrainRun drain_loaded(BenchContext& context, int relays, bool count_deliveries,
   const pid_t db = database_pid();
   const double db_cpu_before = db != 0 ? cpu_seconds(db) : 0;
   const std::vector<pid_t> brokers = context.broker_pids();
-  const auto brokers_cpu = [&] {
-    double seconds = 0;
-    for (const pid_t pid : brokers)
-      seconds += cpu_seconds(pid);
-    return seconds;
-  };
+  const auto brokers_cpu = [&] { return cpu_seconds(brokers); };
   const double brokers_cpu_before = brokers_cpu();
   const double machine_before = machine_busy_seconds();
   const auto started = Clock::now();
