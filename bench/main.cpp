@@ -40,7 +40,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <tuple>
 #include <vector>
 
 #include "baselines.hpp"
@@ -247,13 +246,11 @@ int protocol_limits(int runs) {
     using outbox::bench::Figure;
     using outbox::bench::format_figure;
     using outbox::bench::format_number;
-    const auto [flush_log, sync_binlog] = outbox::bench::durability(context.session);
     std::cout << "medians of " << runs << " runs (min-max), events/s, batches of 500, "
               << "2 connections, " << sizes.drain_events << " PENDING rows per run\n";
-    for (const auto& [name, flush, sync] :
-         {std::tuple{"durable", 1, 1}, std::tuple{"tuned", 2, 0}}) {
-      std::cout << name << ": " << outbox::bench::set_durability(context.session, flush, sync)
-                << "\n";
+    outbox::bench::for_each_durability_profile(context.session, [&](const std::string& name,
+                                                                    const std::string& settings) {
+      std::cout << name << ": " << settings << "\n";
       Figure ordered, unordered, locked;
       for (int run = 0; run < runs; ++run) {
         ordered.runs.push_back(outbox::bench::measure_db_limit(context, 500, 2).median());
@@ -267,8 +264,7 @@ int protocol_limits(int runs) {
                 << "  locked / L_db " << format_number(locked.median() / ordered.median(), 2)
                 << ", locked / L_db(none) "
                 << format_number(locked.median() / unordered.median(), 2) << "\n";
-    }
-    outbox::bench::set_durability(context.session, flush_log, sync_binlog);
+    });
   });
 }
 
@@ -286,15 +282,13 @@ int locked_publish(int runs, const std::string& where) {
     using outbox::bench::format_figure;
     using outbox::bench::format_number;
     const auto measure = [&] {
-      const auto [flush_log, sync_binlog] = outbox::bench::durability(context.session);
       std::cout << "on "
                 << (context.cluster != nullptr ? "a real 3-node cluster" : "the test broker")
                 << ", medians of " << runs << " runs (min-max), events/s, " << sizes.drain_events
                 << " PENDING rows per run\n";
-      for (const auto& [name, flush, sync] :
-           {std::tuple{"durable", 1, 1}, std::tuple{"tuned", 2, 0}}) {
-        std::cout << name << ": " << outbox::bench::set_durability(context.session, flush, sync)
-                  << "\n";
+      outbox::bench::for_each_durability_profile(context.session, [&](const std::string& name,
+                                                                      const std::string& settings) {
+        std::cout << name << ": " << settings << "\n";
         Figure l_db, none, locked2, locked4, loaded, load_rate, load_brokers, load_machine;
         long duplicates = 0;
         for (int run = 0; run < runs; ++run) {
@@ -330,8 +324,7 @@ int locked_publish(int runs, const std::string& where) {
                   << "  / L_db " << vs_db(locked2) << "\n"
                   << "  locked claim + publish + mark, 4 sessions  " << format_figure(locked4)
                   << "  / L_db " << vs_db(locked4) << "\n";
-      }
-      outbox::bench::set_durability(context.session, flush_log, sync_binlog);
+      });
     };
     if (where != "real") measure();
     if (where != "mock") outbox::bench::on_real_cluster(context, measure);

@@ -20,7 +20,6 @@
 #include "mysql/mysql_error.hpp"
 #include "mysql/mysql_session.hpp"
 #include "process_usage.hpp"
-#include "relay_runs.hpp"
 
 namespace outbox::bench {
 namespace {
@@ -192,62 +191,48 @@ LoadedDbLimit measure_db_limit_beside_broker_load(BenchContext& context, int bat
   for (int i = 0; i < kLoadBatch; ++i)
     events.push_back(sample_event(i));
   const auto publisher = open_bench_publisher(context, "load");
-  std::atomic<long> acknowledged{0};
-  LoadedDbLimit result;
-  const pid_t db = database_pid();
   const std::vector<pid_t> brokers = context.broker_pids();
-  const auto brokers_cpu = [&] { return cpu_seconds(brokers); };
-  Figure limit;
-  double wall = 0;
-  double db_cpu = 0;
-  double broker_cpu = 0;
-  double machine_cpu = 0;
-  {
-    // Paced, not as fast as it can: the point is the load a relay at that rate puts on the
-    // brokers. A batch is due every kLoadBatch / rate seconds; behind schedule, it goes at once.
-    std::jthread load([&](const std::stop_token& stop) {
-      const auto period = std::chrono::duration<double>(kLoadBatch / events_per_second);
-      const auto started = Clock::now();
-      std::deque<std::unique_ptr<InFlightDeliveries>> in_flight;
-      const auto settle_oldest = [&] {
-        in_flight.front()->wait_until(Clock::now() + std::chrono::seconds(60));
-        for (const DeliveryOutcome& outcome : in_flight.front()->outcomes()) {
-          if (outcome.status == DeliveryStatus::kDelivered) ++acknowledged;
-        }
-        in_flight.pop_front();
-      };
-      for (long sent = 0; !stop.stop_requested(); ++sent) {
-        const auto due = started + std::chrono::duration_cast<Clock::duration>(
-                                       period * static_cast<double>(sent));
-        while (!stop.stop_requested() && Clock::now() < due) {
-          std::this_thread::sleep_for(
-              std::min<Clock::duration>(due - Clock::now(), std::chrono::milliseconds(5)));
-        }
-        in_flight.push_back(publisher->send(events, Clock::now() + std::chrono::seconds(30), {}));
-        while (in_flight.size() > kBatchesInFlight)
-          settle_oldest();
-      }
-      while (!in_flight.empty())
-        settle_oldest();
-    });
-    // A second of load before the clock starts, so the brokers are at their pace.
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    const long acknowledged_before = acknowledged.load();
-    const double db_before = db != 0 ? cpu_seconds(db) : 0;
-    const double brokers_before = brokers_cpu();
-    const double machine_before = machine_busy_seconds();
+  std::atomic<long> acknowledged{0};
+  // Paced, not as fast as it can: the point is the load a relay at that rate puts on the
+  // brokers. A batch is due every kLoadBatch / rate seconds; behind schedule, it goes at once.
+  // Declared after everything it uses, so it is stopped and joined before they go.
+  std::jthread load([&](const std::stop_token& stop) {
+    const auto period = std::chrono::duration<double>(kLoadBatch / events_per_second);
     const auto started = Clock::now();
-    limit = measure_db_limit(context, batch, connections);
-    wall = std::chrono::duration<double>(Clock::now() - started).count();
-    db_cpu = db != 0 ? 100.0 * (cpu_seconds(db) - db_before) / wall : 0;
-    broker_cpu = 100.0 * (brokers_cpu() - brokers_before) / wall;
-    machine_cpu = 100.0 * (machine_busy_seconds() - machine_before) / wall;
-    result.broker_load = static_cast<double>(acknowledged.load() - acknowledged_before) / wall;
-  }
-  result.db_limit = limit.median();
-  result.db_cpu = db_cpu;
-  result.broker_cpu = broker_cpu;
-  result.machine_cpu = machine_cpu;
+    std::deque<std::unique_ptr<InFlightDeliveries>> in_flight;
+    const auto settle_oldest = [&] {
+      in_flight.front()->wait_until(Clock::now() + std::chrono::seconds(60));
+      for (const DeliveryOutcome& outcome : in_flight.front()->outcomes()) {
+        if (outcome.status == DeliveryStatus::kDelivered) ++acknowledged;
+      }
+      in_flight.pop_front();
+    };
+    for (long sent = 0; !stop.stop_requested(); ++sent) {
+      const auto due =
+          started + std::chrono::duration_cast<Clock::duration>(period * static_cast<double>(sent));
+      while (!stop.stop_requested() && Clock::now() < due) {
+        std::this_thread::sleep_for(
+            std::min<Clock::duration>(due - Clock::now(), std::chrono::milliseconds(5)));
+      }
+      in_flight.push_back(publisher->send(events, Clock::now() + std::chrono::seconds(30), {}));
+      while (in_flight.size() > kBatchesInFlight)
+        settle_oldest();
+    }
+    while (!in_flight.empty())
+      settle_oldest();
+  });
+  // A second of load before the clock starts, so the brokers are at their pace.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const long acknowledged_before = acknowledged.load();
+  const double brokers_before = cpu_seconds(brokers);
+  const double machine_before = machine_busy_seconds();
+  const auto started = Clock::now();
+  LoadedDbLimit result;
+  result.db_limit = measure_db_limit(context, batch, connections).median();
+  const double wall = std::chrono::duration<double>(Clock::now() - started).count();
+  result.broker_load = static_cast<double>(acknowledged.load() - acknowledged_before) / wall;
+  result.broker_cpu = 100.0 * (cpu_seconds(brokers) - brokers_before) / wall;
+  result.machine_cpu = 100.0 * (machine_busy_seconds() - machine_before) / wall;
   return result;
 }
 

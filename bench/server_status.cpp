@@ -39,4 +39,13 @@ std::string set_durability(MysqlSession& session, int flush_log_at_trx_commit, i
          ", buffer pool " + rows->getString(4) + " MiB";
 }
 
+void for_each_durability_profile(
+    MysqlSession& session,
+    const std::function<void(const std::string& name, const std::string& settings)>& body) {
+  const auto [flush_log, sync_binlog] = durability(session);
+  body("durable", set_durability(session, 1, 1));
+  body("tuned", set_durability(session, 2, 0));
+  set_durability(session, flush_log, sync_binlog);
+}
+
 }  // namespace outbox::bench

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -18,5 +19,12 @@ std::pair<int, int> durability(MysqlSession& session);
 // Sets the server's durability settings (both are dynamic: no restart) and returns them as
 // they read back: "innodb_flush_log_at_trx_commit=1, sync_binlog=1, binlog_format=ROW".
 std::string set_durability(MysqlSession& session, int flush_log_at_trx_commit, int sync_binlog);
+
+// Runs `body` in the durable profile (innodb_flush_log_at_trx_commit=1, sync_binlog=1) and
+// then the tuned one (2, 0), with the profile's name and its settings as they read back, and
+// sets the server back as it was.
+void for_each_durability_profile(
+    MysqlSession& session,
+    const std::function<void(const std::string& name, const std::string& settings)>& body);
 
 }  // namespace outbox::bench
