@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "harness/sequence_rows.hpp"
+
 namespace outbox::bench {
 
 void clear_outbox(BenchContext& context) {
@@ -11,8 +13,8 @@ void clear_outbox(BenchContext& context) {
 
 namespace {
 
-// INSERT ... SELECT of rows `<prefix>-<first + seq>` from MariaDB's sequence engine
-// (`seq_1_to_<rows>`); `aggregate`, `version` and `created_at` are SQL over seq.
+// INSERT ... SELECT of rows `<prefix>-<first + seq>`, seq 1..rows (harness::sequence_rows, on
+// either server); `aggregate`, `version` and `created_at` are SQL over seq.
 std::string insert_rows(const std::string& prefix, const std::string& first, long rows,
                         const std::string& aggregate, const std::string& version,
                         const std::string& status, const std::string& created_at,
@@ -24,8 +26,8 @@ std::string insert_rows(const std::string& prefix, const std::string& first, lon
          ", CONCAT('{\"order_id\": ', seq, ', \"tenant_id\": 7, "
          "\"version\": 1, \"status\": \"ACCEPTED\", \"total_cents\": 12990, \"currency\": "
          "\"EUR\", \"items\": 3}'), '" +
-         status + "', " + created_at + ", " + published_at + " FROM seq_1_to_" +
-         std::to_string(rows);
+         status + "', " + created_at + ", " + published_at + " FROM " +
+         harness::sequence_rows(1, rows);
 }
 
 }  // namespace
@@ -58,14 +60,16 @@ void commit_events(BenchContext& context, const std::string& prefix, long count)
   if (count % kRowsPerTransaction != 0) {
     throw std::invalid_argument("commit_events: count must be a multiple of 100");
   }
-  // One client call: a compound statement whose INSERTs autocommit one by one, so the binary
-  // log holds count / 100 transactions (the client reads it from stdin: its own delimiter).
-  context.db.exec("DELIMITER //\nBEGIN NOT ATOMIC DECLARE done BIGINT DEFAULT 0; WHILE done < " +
-                  std::to_string(count) + " DO " +
-                  insert_rows(prefix, "done", kRowsPerTransaction, "seq", "1", "PENDING",
-                              "CURRENT_TIMESTAMP(6)", "NULL") +
-                  "; SET done = done + " + std::to_string(kRowsPerTransaction) +
-                  "; END WHILE; END//\nDELIMITER ;\n");
+  // One client call: a script of INSERTs that autocommit one by one, so the binary log holds
+  // count / 100 transactions. (A compound statement would be shorter, but MySQL has them only
+  // inside stored programs.)
+  std::string script;
+  for (long done = 0; done < count; done += kRowsPerTransaction) {
+    script += insert_rows(prefix, std::to_string(done), kRowsPerTransaction, "seq", "1", "PENDING",
+                          "CURRENT_TIMESTAMP(6)", "NULL");
+    script += ";\n";
+  }
+  context.db.exec(script);
 }
 
 bool outbox_drained(BenchContext& context) {

@@ -10,6 +10,8 @@
 # OUTBOX_DEMO_KAFKA=real runs the same chain on a real Apache Kafka cluster instead: 3 KRaft
 # nodes on loopback (scripts/kafka-cluster.sh; the broker comes from Maven Central into .local/
 # once, which needs OpenJDK 17 and Maven), replication factor 3, min.insync.replicas 2.
+# OUTBOX_DEMO_DB=mysql runs it on MySQL 9.7 instead of MariaDB 10.11 (scripts/local-mysql.sh:
+# Debian sid's mysql-server-core in a private root under .local/, made once with mmdebstrap).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 orders=${1:-20000}
@@ -21,6 +23,12 @@ kafka=${OUTBOX_DEMO_KAFKA:-mock}
   echo "OUTBOX_DEMO_KAFKA must be mock or real, not '$kafka'" >&2
   exit 64
 }
+db=${OUTBOX_DEMO_DB:-mariadb}
+[[ $db == mariadb || $db == mysql ]] || {
+  echo "OUTBOX_DEMO_DB must be mariadb or mysql, not '$db'" >&2
+  exit 64
+}
+db_dir=$root/.local/demo-$db
 
 "$root/scripts/deps.sh"
 echo "==> building"
@@ -34,14 +42,14 @@ pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  "$root/scripts/local-mariadb.sh" stop "$root/.local/demo-mariadb"
+  "$root/scripts/local-$db.sh" stop "$db_dir"
   if [[ $kafka == real ]]; then "$root/scripts/kafka-cluster.sh" stop "$work/kafka" || true; fi
 }
 trap cleanup EXIT
 
-"$root/scripts/local-mariadb.sh" start "$root/.local/demo-mariadb"
+"$root/scripts/local-$db.sh" start "$db_dir"
 # shellcheck disable=SC1091
-source "$root/.local/demo-mariadb/env"
+source "$db_dir/env"
 sql=(mariadb --no-defaults -h"$OUTBOX_MYSQL_HOST" -P"$OUTBOX_MYSQL_PORT" -u"$OUTBOX_MYSQL_USER"
   -p"$OUTBOX_MYSQL_PASSWORD")
 "${sql[@]}" -e 'DROP DATABASE IF EXISTS demo'

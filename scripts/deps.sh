@@ -16,6 +16,9 @@ packages=(
   librdkafka-dev libmysqlcppconn-dev libspdlog-dev libyaml-cpp-dev catch2
   libsystemd-dev libcpp-httplib-dev prometheus-cpp-dev
   mariadb-server mariadb-client kcat
+  # MySQL for the tests: Debian sid's mysql-server-core in a private root under .local/
+  # (scripts/local-mysql.sh), made with mmdebstrap; bookworm has no MySQL server.
+  mmdebstrap
   jq systemd
   # The real Kafka cluster of the tests (scripts/kafka-cluster.sh): a JVM and Maven to fetch it.
   openjdk-17-jre-headless maven

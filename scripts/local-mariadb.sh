@@ -3,8 +3,9 @@
 #   local-mariadb.sh start DIR   init DIR if new, start the server, wait until it answers,
 #                                create the 'outbox' user, write DIR/env (source it)
 #   local-mariadb.sh stop DIR
-# OUTBOX_MARIADB_PORT=P starts it on port P (a restart that keeps its clients' address);
-# OUTBOX_MARIADB_BUFFER_POOL sizes the buffer pool (default 512M).
+# OUTBOX_DB_PORT=P (or OUTBOX_MARIADB_PORT) starts it on port P (a restart that keeps its
+# clients' address); OUTBOX_DB_BUFFER_POOL (or OUTBOX_MARIADB_BUFFER_POOL) sizes the buffer pool
+# (default 512M). The OUTBOX_DB_ names are scripts/local-mysql.sh's too.
 # The binary log is on (ROW: what a CDC reader such as Debezium needs, and what durable
 # production servers pay for); files older than two hours go at each rotation (every 256 MiB),
 # since a benchmark run writes gigabytes of it and nothing here reads it later (a long-lived
@@ -41,14 +42,15 @@ if [[ ! -d $data/mysql ]]; then
 fi
 
 # The first free TCP port from 13306 up: the relay connects over TCP like in production.
-port=${OUTBOX_MARIADB_PORT:-13306}
-if [[ -z ${OUTBOX_MARIADB_PORT:-} ]]; then
+fixed_port=${OUTBOX_DB_PORT:-${OUTBOX_MARIADB_PORT:-}}
+port=${fixed_port:-13306}
+if [[ -z $fixed_port ]]; then
   while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 fi
 
 mariadbd --no-defaults --datadir="$data" --user="$(id -un)" --socket="$socket" \
   --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" \
-  --log-error="$dir/error.log" --innodb-buffer-pool-size="${OUTBOX_MARIADB_BUFFER_POOL:-512M}" \
+  --log-error="$dir/error.log" --innodb-buffer-pool-size="${OUTBOX_DB_BUFFER_POOL:-${OUTBOX_MARIADB_BUFFER_POOL:-512M}}" \
   --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \
   --log-bin="$dir/binlog" --binlog-format=ROW --server-id=1 \
   --max-binlog-size=256M --binlog-expire-logs-seconds=7200 >>"$dir/error.log" 2>&1 &
@@ -80,5 +82,6 @@ export OUTBOX_MYSQL_SOCKET=$socket
 export OUTBOX_MYSQL_USER=outbox
 export OUTBOX_MYSQL_PASSWORD=outbox
 export OUTBOX_MYSQL_PID_FILE=$pidfile
+export OUTBOX_DB_SERVER=mariadb
 ENV
 echo "==> MariaDB $(mariadbd --version | awk '{print $3}') on 127.0.0.1:$port (socket $socket)"

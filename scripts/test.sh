@@ -3,9 +3,10 @@
 # checks formatting, builds (Release with the tests; Debug of the product; ASan+UBSan; TSan of
 # the threaded tests; the libFuzzer targets with clang), runs clang-tidy over src/, runs each
 # fuzz target for a bounded time, fetches the Kafka broker and Debezium (Maven Central, once),
-# starts a private MariaDB, and runs every test with ctest against it, against mock clusters and
-# against real 3-node Kafka clusters the tests start themselves. Warnings are errors in every
-# build.
+# starts a private MariaDB 10.11 and a private MySQL 9.7 (Debian sid's, in a private root made
+# once under .local/), and runs every test with ctest: each test that talks to a database on
+# both servers (its MySQL copy is named "mysql: ..."), against mock clusters and against real
+# 3-node Kafka clusters the tests start themselves. Warnings are errors in every build.
 #   scripts/test.sh [ctest args...]     e.g. scripts/test.sh -L unit
 # OUTBOX_FUZZ_SECONDS (default 10) is each fuzz target's time.
 set -euo pipefail
@@ -40,7 +41,9 @@ summary() {
   cat "$summary_file"
 }
 # ctest with its output kept for the summary: ctest's "Label Time Summary" (the sum of the
-# test times under each label; tests run $test_jobs at a time, so it can exceed the phase's time).
+# test times under each label; tests run $test_jobs at a time, so it can exceed the phase's time)
+# and the tallies per server: a test named "mysql: ..." ran on MySQL, any other test that talks
+# to a database on MariaDB (unit and deploy tests talk to none).
 run_ctest() {
   local name=$1
   shift
@@ -49,12 +52,32 @@ run_ctest() {
   local status=0
   ctest "$@" 2>&1 | tee "$log" || status=$?
   {
+    echo "==> tests per server: $name"
+    tally "$log" '^mysql: ' "MySQL $mysql_version"
+    tally "$log" '^(integration|kafka|verify|bench): ' "MariaDB $mariadb_version"
+    tally "$log" '^(unit|deploy): ' "no database"
     echo "==> time per label: $name"
     sed -n '/^Label Time Summary:/,/^$/p' "$log" | sed '1d;/^$/d;s/^/    /'
   } >>"$summary_file"
   rm -f "$log"
   return "$status"
 }
+# "    MySQL 9.7.4: 151 passed, 0 failed" from ctest's result lines ("12/300 Test #45: NAME ...
+# Passed") whose test name matches the pattern.
+tally() {
+  local log=$1 pattern=$2 label=$3
+  awk -v pattern="$pattern" -v label="$label" '
+    / Test +#[0-9]+: / {
+      name = $0
+      sub(/^.* Test +#[0-9]+: /, "", name)
+      if (name !~ pattern) next
+      if ($0 ~ / Passed +[0-9.]+ sec$/) passed++
+      else failed++
+    }
+    END { printf "    %s: %d passed, %d failed\n", label, passed, failed }' "$log"
+}
+mariadb_version=$(mariadbd --version 2>/dev/null | awk '{print $3}' || true)
+mysql_version=unknown
 
 trap 'summary; rm -f "$summary_file"' EXIT
 
@@ -97,9 +120,15 @@ phase "fetching the Kafka broker for the real-cluster tests (cached under .local
 phase "fetching Debezium and Kafka Connect for the comparison's smoke run (cached under .local/)"
 "$root/bench/anchors/debezium/debezium.sh" fetch
 
+phase "starting MariaDB and MySQL (MySQL's private root made once under .local/, ~1 min)"
 db_dir=$root/.local/test-mariadb
+mysql_dir=$root/.local/test-mysql
+trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"; "$root/scripts/local-mysql.sh" stop "$mysql_dir"; summary; rm -f "$summary_file"' EXIT
 "$root/scripts/local-mariadb.sh" start "$db_dir"
-trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"; summary; rm -f "$summary_file"' EXIT
+# The MySQL copies of the tests read this server's env file (tests/catch_main.cpp, --db-env).
+"$root/scripts/local-mysql.sh" start "$mysql_dir"
+mysql_version=$(cat "$root/.local/mysql-root.version")
+# The environment names MariaDB: the tests without "mysql: " use it.
 # shellcheck disable=SC1091
 source "$db_dir/env"
 

@@ -1,6 +1,7 @@
 #include "claim_sql.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 namespace outbox::claim_sql {
@@ -81,8 +82,8 @@ std::string claim_state_column(const Schema& schema, Ordering ordering, bool cha
 
 std::string message_column_list(const Schema& schema) {
   std::string message_columns;
-  for (const std::string& column : schema.message_columns())
-    message_columns += ", e." + column;
+  for (size_t i = 0; i < schema.message_columns().size(); ++i)
+    message_columns += ", " + schema.message_column_expression(i);
   return message_columns;
 }
 
@@ -103,8 +104,39 @@ Schema::Schema()
 
 Schema::Schema(const SqlIdentifier& table, const std::vector<SqlIdentifier>& message_columns)
     : table_name_(table.name()), table_(table.quoted()) {
-  for (const SqlIdentifier& column : message_columns)
+  for (const SqlIdentifier& column : message_columns) {
     message_columns_.push_back(column.quoted());
+    message_column_names_.push_back(column.name());
+    message_column_json_.push_back(false);
+  }
+}
+
+namespace {
+
+bool same_identifier(const std::string& a, const std::string& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](unsigned char x, unsigned char y) {
+    return std::tolower(x) == std::tolower(y);
+  });
+}
+
+bool names_column(const std::vector<std::string>& names, const std::string& name) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& entry) { return same_identifier(entry, name); });
+}
+
+}  // namespace
+
+void Schema::read_json_as_text(const std::vector<std::string>& json_columns) {
+  payload_expression_ = names_column(json_columns, "payload")
+                            ? "CAST(payload AS CHAR CHARACTER SET utf8mb4)"
+                            : "payload";
+  for (size_t i = 0; i < message_column_names_.size(); ++i)
+    message_column_json_[i] = names_column(json_columns, message_column_names_[i]);
+}
+
+std::string Schema::message_column_expression(size_t i) const {
+  const std::string column = "e." + message_columns_.at(i);
+  return message_column_json_.at(i) ? "CAST(" + column + " AS CHAR CHARACTER SET utf8mb4)" : column;
 }
 
 size_t id_list_capacity(size_t n) {
@@ -180,8 +212,8 @@ std::string select_blocked_due(const Schema& schema, Ordering ordering) {
 }
 
 std::string select_payloads(const Schema& schema, size_t capacity) {
-  return "SELECT event_id, payload FROM " + schema.table() + " WHERE event_id IN (" +
-         placeholders(capacity) + ")";
+  return "SELECT event_id, " + schema.payload_expression() + " FROM " + schema.table() +
+         " WHERE event_id IN (" + placeholders(capacity) + ")";
 }
 
 void SelectPayloads::bind(Parameters& out, const IdChunk& ids) const {

@@ -47,6 +47,15 @@ struct IdChunk {
 // scans read for the message beyond the fixed ones (kafka.key_column, kafka.headers,
 // kafka.trace_context), both validated identifiers written quoted. A store runs on one schema,
 // so the number of distinct statements (and prepared statements) stays bounded.
+//
+// What the server makes of a column's type is part of it too: MySQL stores a JSON column in a
+// binary form and answers it with a type of its own (245) that Connector/C++ 1.1 cannot bind
+// to a prepared statement's result ("allocate_buffer_for_field: invalid rbind data type"), so
+// every JSON column the relay reads (the payload, a message column) is read as its text,
+// CAST(column AS CHAR CHARACTER SET utf8mb4): MySQL's normalised rendering, not the bytes the
+// writer sent. MariaDB's JSON is LONGTEXT and is read as it is; so is a LONGTEXT or LONGBLOB
+// payload on either server (the byte-faithful choice). read_json_as_text says which columns are
+// JSON on the server a store talks to (json_columns in startup_checks.hpp finds them).
 class Schema {
  public:
   // `outbox_event`, no message columns.
@@ -57,10 +66,20 @@ class Schema {
   const std::vector<std::string>& message_columns() const { return message_columns_; }  // quoted
   const std::string& table_name() const { return table_name_; }  // as configured, for messages
 
+  // The columns among the payload and the message columns that the server types JSON (names
+  // compared as MySQL does, without regard to case).
+  void read_json_as_text(const std::vector<std::string>& json_columns);
+  // What a SELECT lists to read the payload, or message column i of row alias `e`, as text.
+  const std::string& payload_expression() const { return payload_expression_; }
+  std::string message_column_expression(size_t i) const;
+
  private:
   std::string table_name_;
   std::string table_;
   std::vector<std::string> message_columns_;
+  std::vector<std::string> message_column_names_;  // unquoted, as configured
+  std::vector<bool> message_column_json_;
+  std::string payload_expression_ = "payload";
 };
 
 // Takes a statement's parameters in the order of its placeholders (the MySQL store binds them

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "claim_sql.hpp"
+#include "json_columns.hpp"
 #include "mysql/mysql_error.hpp"
 
 namespace outbox {
@@ -67,8 +68,6 @@ OutboxEvent read_event(sql::ResultSet& rows, size_t message_columns) {
   return event;
 }
 
-// MariaDB's answer to FOR UPDATE NOWAIT on a row another transaction holds.
-constexpr int kLockWaitTimeout = 1205;
 // The most BLOCKED versions woken with their head (relay.chain_length caps it too): about what
 // one claim's chain can take next, so woken versions are chained rather than left PENDING for
 // scans that would only park them again (transactional's chain_length is 1000).
@@ -248,7 +247,7 @@ void MysqlClaimStore::take_chains(size_t limit, const PayloadAllowance& bytes, C
     } catch (const sql::SQLException& e) {
       // Another claim holds a row of this aggregate right now (its scan's window): the head
       // goes alone, the versions behind it wait for a later claim.
-      if (e.getErrorCode() != kLockWaitTimeout) throw;
+      if (!is_lock_not_granted(e.getErrorCode())) throw;
       continue;
     }
     using Column = claim_sql::ScanColumn;
@@ -379,6 +378,10 @@ void MysqlClaimStore::fetch_payloads(std::vector<OutboxEvent>& events) {
 Outcome<ClaimedBatch> MysqlClaimStore::claim(const LeaseToken& token, size_t limit, Micros lease,
                                              const PayloadAllowance& bytes) {
   return in_transaction<ClaimedBatch>("claim", [&] {
+    if (!column_types_read_) {
+      policy_.schema.read_json_as_text(json_columns(*session_, policy_.schema.table_name()));
+      column_types_read_ = true;
+    }
     ClaimedBatch batch(token);
     chain_heads_.clear();
     std::vector<std::string>& parked = batch.parked;

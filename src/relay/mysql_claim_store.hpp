@@ -69,6 +69,9 @@ class MysqlClaimStore final : public ClaimStore {
   std::string session_problem() const override { return session_problem_; }
 
  private:
+  // Whether policy_.schema knows which of the columns it reads are JSON on this server
+  // (claim_sql::Schema::read_json_as_text): read once, by the first claim.
+  bool column_types_read_ = false;
   // Runs body in one transaction; converts SQL errors into an Error naming `what`, and marks
   // the session broken when the connection itself failed.
   template <typename T, typename Body>

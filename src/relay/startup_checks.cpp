@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "config/config_diagnostics.hpp"
+#include "json_columns.hpp"
 #include "mysql/mysql_error.hpp"
 
 namespace outbox {
@@ -62,10 +63,20 @@ ConfigDiagnostics missing_columns(const std::vector<std::string>& live,
   return problems;
 }
 
+// What the start-up line says of the payload: JSON on MySQL is sent as MySQL's text form of it.
+std::string payload_note(const std::vector<std::string>& json) {
+  const bool payload_json = std::any_of(json.begin(), json.end(), [](const std::string& column) {
+    return same_column(column, "payload");
+  });
+  return payload_json ? ", payload JSON (sent as the server's normalised text; LONGTEXT or "
+                        "LONGBLOB keeps the writer's bytes)"
+                      : "";
+}
+
 }  // namespace
 
 CheckResult check_database(MysqlSession& session, const SchemaExpectation& expected) {
-  const claim_sql::Schema& schema = expected.schema;
+  claim_sql::Schema schema = expected.schema;
   try {
     TransactionScope transaction(session);
     std::unique_ptr<sql::ResultSet> server(
@@ -91,6 +102,8 @@ CheckResult check_database(MysqlSession& session, const SchemaExpectation& expec
         return {CheckVerdict::kFatal, "the configuration names columns the table lacks:\n" + text};
       }
     }
+    const std::vector<std::string> json = json_columns(session, schema.table_name());
+    schema.read_json_as_text(json);
     for (const std::string& scan : {claim_sql::select_pending(schema, Ordering::kPerAggregate),
                                     claim_sql::select_expired(schema, Ordering::kPerAggregate),
                                     claim_sql::select_retry_due(schema, Ordering::kPerAggregate)}) {
@@ -113,7 +126,7 @@ CheckResult check_database(MysqlSession& session, const SchemaExpectation& expec
     transaction.commit();
     return {CheckVerdict::kOk, "MySQL " + version + ", binlog " +
                                    (log_bin ? binlog_format : std::string("off")) + ", table " +
-                                   schema.table_name()};
+                                   schema.table_name() + payload_note(json)};
   } catch (const sql::SQLException& e) {
     const int code = e.getErrorCode();
     if (is_connection_error(code)) return {CheckVerdict::kRetry, describe_sql_error(e)};

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "child_process.hpp"
+#include "harness/sequence_rows.hpp"
 #include "http_scrape.hpp"
 #include "poll.hpp"
 #include "relay_process.hpp"
@@ -46,8 +47,8 @@ TEST_CASE("a poison event fails at once, the others flow, its aggregate waits un
       "event_version, payload, status, created_at) SELECT CONCAT('poison-', LPAD(seq, 29, '0')), "
       "'order', IF(seq % 11 = 0, 'agg-poison', CONCAT('agg-', seq % 11)), 'X', (seq - 1) DIV 11 "
       "+ 1, IF(seq = 11, JSON_OBJECT('blob', REPEAT('x', 1100000)), JSON_OBJECT('seq', seq)), "
-      "'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM "
-      "seq_1_to_33");
+      "'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM " +
+      outbox::harness::sequence_rows(1, 33));
   const std::string poison = id_of(db, "agg-poison", 1);
   TestBroker broker(3, 8, {"outbox.order"});
   RelayProcess relay(db, broker.bootstrap(), RelayTestConfig{});
@@ -190,7 +191,8 @@ TEST_CASE("rows behind a FAILED event wait without rechecks, and move once it is
       "event_version, payload, status, created_at) SELECT CONCAT('behind-', LPAD(seq, 29, '0')), "
       "'order', 'agg-1', 'X', seq, IF(seq = 1, JSON_OBJECT('blob', REPEAT('x', 1100000)), "
       "JSON_OBJECT('seq', seq)), 'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 SECOND + INTERVAL "
-      "seq MICROSECOND FROM seq_1_to_301");  // young rows: their first recheck comes in 1 s
+      "seq MICROSECOND FROM " +
+      outbox::harness::sequence_rows(1, 301));  // young rows: their first recheck comes in 1 s
   const std::string head = outbox::test::event_id("behind", 1);
   TestBroker broker(1, 1, {"outbox.order"});
   RelayTestConfig settings;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "append_event.hpp"
+#include "harness/sequence_rows.hpp"
 #include "message_scenarios.hpp"
 #include "poll.hpp"
 #include "relay_process.hpp"
@@ -37,8 +38,8 @@ void create_billing_outbox(const TestDatabase& db, int n) {
           " (event_id, aggregate_type, aggregate_id, event_type, event_version, payload, status, "
           "created_at) SELECT CONCAT('bill-', LPAD(seq, 31, '0')), 'invoice', CONCAT('inv-', "
           "seq % 50), 'INVOICE_ISSUED', 1, JSON_OBJECT('invoice', seq), 'PENDING', "
-          "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM seq_1_to_" +
-          std::to_string(n));
+          "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM " +
+          outbox::harness::sequence_rows(1, n));
 }
 
 RelayTestConfig billing_relay() {

@@ -42,6 +42,12 @@ void insert_order_history(const TestDatabase& db) {
       kAccepted + "', 1001, 1, 'PENDING', '2024-05-01 10:00:01')");
 }
 
+// The payload_bytes of the events above, '{"order_id":1001}': 17 bytes as written. MySQL stores
+// JSON in a binary form and gives back its own text of it, '{"order_id": 1001}' (18 bytes).
+std::string stored_payload_bytes(const TestDatabase& db) {
+  return db.on_mysql() ? "18" : "17";
+}
+
 // Ages change while the test runs; everything else is exact.
 std::string without_ages(const std::string& text) {
   return std::regex_replace(text, std::regex(R"(\d+\.\d{3})"), "<age>");
@@ -75,7 +81,9 @@ TEST_CASE("outboxctl event shows an event's state and the order it accepted", "[
                         "published_by:    relay-a/w0/c1\n"
                         "traceparent:     -\n"
                         "tracestate:      -\n"
-                        "payload_bytes:   17\n"
+                        "payload_bytes:   " +
+                        stored_payload_bytes(db) +
+                        "\n"
                         "order:\n"
                         "  id:                  1001\n"
                         "  tenant_id:           7\n"
@@ -97,8 +105,8 @@ TEST_CASE("outboxctl event shows an event's state and the order it accepted", "[
                         "\"next_attempt_at\":null,\"lease_owner\":null,\"lease_until\":null,"
                         "\"lease_state\":null,\"created_at\":\"2024-05-01T11:00:00.000000Z\","
                         "\"published_at\":null,\"published_by\":null,\"traceparent\":null,"
-                        "\"tracestate\":null,\"payload_bytes\":17,"
-                        "\"order\":null}\n");
+                        "\"tracestate\":null,\"payload_bytes\":" +
+                        stored_payload_bytes(db) + ",\"order\":null}\n");
 }
 
 TEST_CASE("outboxctl event tells a live lease from an expired one", "[outboxctl]") {
@@ -213,7 +221,9 @@ TEST_CASE("outboxctl order follows the business key to the events and their effe
       "    published_by:     -\n"
       "    traceparent:      -\n"
       "    tracestate:       -\n"
-      "    payload_bytes:    17\n"
+      "    payload_bytes:    " +
+      stored_payload_bytes(db) +
+      "\n"
       "    consumed_by:      (none)\n"
       "    notification_job: -\n";
   CHECK(text.out.rfind("order:\n  id:                  1001\n", 0) == 0);

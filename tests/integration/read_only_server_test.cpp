@@ -9,6 +9,7 @@
 
 #include "http_scrape.hpp"
 #include "poll.hpp"
+#include "programs.hpp"
 #include "relay_process.hpp"
 #include "soak_server.hpp"
 #include "test_database.hpp"
@@ -40,8 +41,8 @@ void create_relay_account(const TestDatabase& db) {
 TEST_CASE("a read-only server: not ready with the reason and nothing lost until it is writable",
           "[faults][read-only]") {
   outbox::test::TempDir dir;
-  const outbox::verify::SoakServer server(outbox::test::source_dir() + "/scripts/local-mariadb.sh",
-                                          dir.path() + "/mariadb");
+  const outbox::verify::SoakServer server(outbox::verify::Programs::of_this_build().server_script,
+                                          dir.path() + "/server");
   const TestDatabase db(server.endpoint());
   create_relay_account(db);
   outbox::test::TestBroker broker(3, 8, {"outbox.order"});

@@ -114,7 +114,8 @@ TEST_CASE("submit commits the order and its PENDING event together, reconcile fi
   CHECK(db.query("SELECT aggregate_type, aggregate_id, event_type, event_version, payload, "
                  "status, lease_owner IS NULL FROM outbox_event WHERE event_id = '" +
                  sent.event_id + "'") ==
-        outbox::test::Rows{{"order", "42", "ORDER_ACCEPTED", "1", sent.payload, "PENDING", "1"}});
+        outbox::test::Rows{
+            {"order", "42", "ORDER_ACCEPTED", "1", db.stored_json(sent.payload), "PENDING", "1"}});
   // Both timestamps come from the database clock, within the one transaction.
   CHECK(count(db,
               "SELECT ABS(TIMESTAMPDIFF(SECOND, o.created_at, e.created_at)) < 2 AND "
@@ -219,7 +220,7 @@ TEST_CASE(
   const OrderSubmission sent = order(30);
   SubmitResult result = RolledBack{};
   {
-    const ArmedFailpoints armed("writer.before_commit=sleep:2000");
+    const ArmedFailpoints armed("writer.before_commit=sleep:4000");
     auto pending = submit_async(writer, sent);
     db.exec("KILL CONNECTION " + connection_waiting_at_commit(db, pending));
     result = pending.get();
@@ -255,7 +256,7 @@ TEST_CASE(
   const OrderSubmission sent = order(40);
   SubmitResult result = RolledBack{};
   {
-    const ArmedFailpoints armed("writer.before_commit=sleep:2000");
+    const ArmedFailpoints armed("writer.before_commit=sleep:4000");
     auto pending = submit_async(writer, sent);
     connection_waiting_at_commit(db, pending);
     proxy.lose_next_reply();  // COMMIT reaches the server; its OK never reaches the writer

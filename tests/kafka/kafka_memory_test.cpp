@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "harness/sequence_rows.hpp"
 #include "poll.hpp"
 #include "relay_process.hpp"
 #include "test_database.hpp"
@@ -58,7 +59,8 @@ TEST_CASE("600 events of 900 KB drain within 300 MiB, 2 MB events FAILED with th
       "event_version, payload, status, created_at) SELECT CONCAT('big-', LPAD(seq, 32, '0')), "
       "'order', CONCAT('agg-', seq), 'X', 1, JSON_OBJECT('blob', REPEAT('x', IF(seq % 200 = 0, "
       "2000000, 900000))), 'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq "
-      "MICROSECOND FROM seq_1_to_603");
+      "MICROSECOND FROM " +
+      outbox::harness::sequence_rows(1, 603));
   RelayProcess relay(db, cluster.bootstrap(), RelayTestConfig{});  // batch_size 500, defaults
   // 540 MB, three copies of each on one machine: up to 5 minutes where other tests' clusters
   // share the cores (a liveness bound, not a speed bar; the benchmarks time throughput).

@@ -14,7 +14,7 @@ using outbox::test::run_verify;
 using outbox::test::TempDir;
 
 TEST_CASE("outbox-verify forces the seven windows on the real Kafka cluster, every one PASS",
-          "[kafka][verify]") {
+          "[kafka][verify][mysql-matrix]") {
   TempDir dir;
   const auto run = run_verify({"--kafka", "real", "--work-dir", dir.file("work"), "--keep"},
                               dir.file("report.yaml"), "repeatableDeliveryVerification");
@@ -54,7 +54,7 @@ TEST_CASE("a short chaos soak on the real Kafka cluster: nodes killed -9, nothin
 }
 
 TEST_CASE("outbox-verify ordering on the real Kafka cluster: nodes and relays killed -9",
-          "[kafka][verify][ordering]") {
+          "[kafka][verify][ordering][mysql-matrix]") {
   TempDir dir;
   const auto run = run_verify({"ordering", "--kafka", "real", "--work-dir", dir.file("work")},
                               dir.file("ordering.yaml"), "orderingVerification");

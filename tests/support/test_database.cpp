@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/sequence_rows.hpp"
 #include "harness/service_configs.hpp"
 #include "test_env.hpp"
 
@@ -44,6 +45,31 @@ MysqlEndpoint TestDatabase::endpoint() const {
   return endpoint_;
 }
 
+bool TestDatabase::on_mysql() const {
+  return scalar("SELECT VERSION() NOT LIKE '%MariaDB%'") == "1";
+}
+
+std::string TestDatabase::duplicate_key(const std::string& table, const std::string& key) const {
+  return on_mysql() ? "'" + table + "." + key + "'" : "'" + key + "'";
+}
+
+std::string TestDatabase::explain() const {
+  return on_mysql() ? "EXPLAIN FORMAT=TRADITIONAL " : "EXPLAIN ";
+}
+
+std::string TestDatabase::stored_json(const std::string& json) const {
+  if (!on_mysql()) return json;
+  // The document goes in as a hex literal: no quoting of its bytes to get wrong.
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (const char c : json) {
+    const auto byte = static_cast<unsigned char>(c);
+    hex += kHex[byte >> 4];
+    hex += kHex[byte & 0xf];
+  }
+  return scalar("SELECT CAST(CAST(CONVERT(X'" + hex + "' USING utf8mb4) AS JSON) AS CHAR)");
+}
+
 void TestDatabase::exec(const std::string& sql) const {
   cli_.exec(sql);
 }
@@ -79,15 +105,16 @@ std::string event_id(const std::string& prefix, int i) {
 void TestDatabase::insert_events(int n, const std::string& prefix,
                                  const std::string& aggregate_type, int aggregates) const {
   const size_t width = 36 - prefix.size() - 1;
-  // seq_1_to_N is MariaDB's sequence engine: one statement for any n. Distinct created_at
-  // per row (base + i microseconds) so "created order" is the id order.
+  // One statement for any n (harness::sequence_rows). Distinct created_at per row (base + i
+  // microseconds) so "created order" is the id order.
   std::ostringstream sql;
   sql << "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
          "event_version, payload, status, created_at) "
       << "SELECT CONCAT('" << prefix << "-', LPAD(seq, " << width << ", '0')), '" << aggregate_type
       << "', CONCAT('agg-', seq % " << aggregates
       << "), 'ORDER_ACCEPTED', 1, JSON_OBJECT('seq', seq), 'PENDING', "
-      << "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM seq_1_to_" << n;
+      << "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM "
+      << harness::sequence_rows(1, n);
   exec(sql.str());
 }
 
@@ -102,8 +129,8 @@ void TestDatabase::insert_versioned_events(const std::string& prefix, int aggreg
       << "SELECT CONCAT('" << prefix << "-', LPAD(seq, " << width << ", '0')), 'order', "
       << "CONCAT('agg-', (seq - 1) % " << aggregates << "), 'ORDER_CHANGED', (seq - 1) DIV "
       << aggregates << " + 1, JSON_OBJECT('seq', seq), 'PENDING', "
-      << "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM seq_" << first
-      << "_to_" << last;
+      << "CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND FROM "
+      << harness::sequence_rows(first, last);
   exec(sql.str());
 }
 
@@ -115,7 +142,7 @@ void TestDatabase::insert_order_accepted_events(int n, const std::string& prefix
       << "SELECT CONCAT('" << prefix << "-', LPAD(seq, " << width << ", '0')), 'order', seq, "
       << "'ORDER_ACCEPTED', 1, JSON_OBJECT('order_id', seq, 'tenant_id', 1, 'version', 1), "
       << "'PENDING', CURRENT_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL seq MICROSECOND "
-      << "FROM seq_1_to_" << n;
+      << "FROM " << harness::sequence_rows(1, n);
   exec(sql.str());
 }
 

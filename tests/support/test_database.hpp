@@ -25,6 +25,19 @@ class TestDatabase {
 
   const std::string& name() const { return name_; }
   MysqlEndpoint endpoint() const;
+  // Whether the server is MySQL rather than MariaDB (VERSION() says "MariaDB" on MariaDB): for
+  // the few answers that differ between them, e.g. MySQL's normalised JSON.
+  bool on_mysql() const;
+  // How error 1062 names `key` of `table` on this server: 'table.key' on MySQL, 'key' on
+  // MariaDB, quotes included.
+  std::string duplicate_key(const std::string& table, const std::string& key) const;
+  // What a JSON column holds after `json` was written to it: the same bytes on MariaDB (JSON is
+  // LONGTEXT there); MySQL's normalised text of it (keys sorted by length then bytes, one space
+  // after ':' and ','), which is what reading the column gives back.
+  std::string stored_json(const std::string& json) const;
+  // "EXPLAIN " in its classic tabular form: MySQL 9 prints a tree unless asked
+  // (FORMAT=TRADITIONAL), which MariaDB does not know.
+  std::string explain() const;
 
   // Runs SQL; throws with the client's error text on failure.
   void exec(const std::string& sql) const;

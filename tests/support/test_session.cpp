@@ -24,7 +24,7 @@ std::optional<std::string> idle_session(const TestDatabase& db) {
   const Rows rows =
       db.query("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" + db.name() +
                "' AND ID <> CONNECTION_ID() AND COMMAND = 'Sleep' AND "
-               "TIME_MS >= 300");
+               "TIME >= 1");
   if (rows.size() != 1) return std::nullopt;
   return rows[0][0];
 }

@@ -17,9 +17,9 @@ std::unique_ptr<MysqlSession> open_session(const TestDatabase& db);
 std::string connection_id(MysqlSession& session);
 
 // The id of the one session of `db` (other than the asking client's) that has been idle for
-// at least 300 ms, e.g. waiting in a failpoint's sleep before its COMMIT; nullopt otherwise.
-// Reads PROCESSLIST, not INNODB_TRX: MariaDB refreshes INNODB_TRX only when nobody read it in
-// the last 100 ms, so polling it keeps it stale.
+// at least a second (PROCESSLIST.TIME: MySQL has no TIME_MS), e.g. waiting in a failpoint's sleep
+// before its COMMIT; nullopt otherwise. Reads PROCESSLIST, not INNODB_TRX: MariaDB refreshes
+// INNODB_TRX only when nobody read it in the last 100 ms, so polling it keeps it stale.
 std::optional<std::string> idle_session(const TestDatabase& db);
 
 }  // namespace outbox::test

@@ -71,7 +71,8 @@ void check_seven_windows_report(const VerifyRun& run, const KeptDatabase& db,
 
   CHECK(doc["experimentId"].as<std::string>().rfind("vfy-windows-", 0) == 0);
   CHECK(doc["versions"]["application"]["relay"].as<std::string>().rfind("outbox-relay ", 0) == 0);
-  CHECK(doc["versions"]["mysqlAndDriver"]["server"].as<std::string>().find("MariaDB") !=
+  // The server the report names is the one the run used (MariaDB or MySQL), read from outside.
+  CHECK(doc["versions"]["mysqlAndDriver"]["server"].as<std::string>().find(db.server_version()) !=
         std::string::npos);
   CHECK(doc["versions"]["mysqlAndDriver"]["driver"].as<std::string>().rfind("MySQL Connector/C++ ",
                                                                             0) == 0);

@@ -39,6 +39,8 @@ class KeptDatabase {
   KeptDatabase(const KeptDatabase&) = delete;
   KeptDatabase& operator=(const KeptDatabase&) = delete;
   long long count(const std::string& sql) const { return cli_.count(sql); }
+  // VERSION() of the server, as the mariadb CLI reads it.
+  std::string server_version() const { return cli_.scalar("SELECT VERSION()"); }
 
  private:
   harness::MariadbCli cli_;

@@ -34,9 +34,14 @@ bool needs_new_session(int error_code) {
   }
 }
 
+bool is_lock_not_granted(int error_code) {
+  return error_code == 1205 ||  // ER_LOCK_WAIT_TIMEOUT (MariaDB's NOWAIT answers it too)
+         error_code == 3572;    // MySQL's ER_LOCK_NOWAIT
+}
+
 bool is_transient_error(int error_code) {
-  return error_code == 1205 ||  // ER_LOCK_WAIT_TIMEOUT
-         error_code == 1213 ||  // ER_LOCK_DEADLOCK
+  return is_lock_not_granted(error_code) ||  //
+         error_code == 1213 ||               // ER_LOCK_DEADLOCK
          needs_new_session(error_code);
 }
 

@@ -15,8 +15,13 @@ bool is_connection_error(int error_code);
 // session reaches the new primary.
 bool needs_new_session(int error_code);
 
+// A row lock the statement asked for was not granted: innodb_lock_wait_timeout ran out, or
+// NOWAIT found the row locked. MariaDB answers both with 1205; MySQL answers NOWAIT with 3572.
+bool is_lock_not_granted(int error_code);
+
 // Errors that say nothing about the statement or its data, only about the moment: the session
-// (needs_new_session), a lock wait timeout, a deadlock. Retrying later can succeed.
+// (needs_new_session), a lock not granted (is_lock_not_granted), a deadlock. Retrying later can
+// succeed.
 bool is_transient_error(int error_code);
 
 // How /readyz and the log name an error after which the session is unusable

@@ -10,13 +10,15 @@ namespace {
 // The payload is read by the database's JSON functions (the server already validated it as
 // JSON when the writer stored it), in a form that MySQL 8 and MariaDB both evaluate the same
 // way: JSON_EXTRACT only runs when JSON_VALID holds (MySQL raises an error on invalid JSON),
-// JSON_TYPE tells an integer from "42" or 4.2.
+// JSON_TYPE tells an integer from "42" or 4.2. A value is read as text (CAST AS CHAR): MySQL's
+// JSON_EXTRACT answers with its JSON type, which Connector/C++ 1.1 cannot bind ("invalid rbind
+// data type"); MariaDB's answers text already.
 constexpr const char* kReadPayload =
     "SELECT JSON_VALID(p), "
     "CASE WHEN JSON_VALID(p) THEN JSON_TYPE(JSON_EXTRACT(p, '$.order_id')) END, "
-    "CASE WHEN JSON_VALID(p) THEN JSON_EXTRACT(p, '$.order_id') END, "
+    "CASE WHEN JSON_VALID(p) THEN CAST(JSON_EXTRACT(p, '$.order_id') AS CHAR) END, "
     "CASE WHEN JSON_VALID(p) THEN JSON_TYPE(JSON_EXTRACT(p, '$.version')) END, "
-    "CASE WHEN JSON_VALID(p) THEN JSON_EXTRACT(p, '$.version') END "
+    "CASE WHEN JSON_VALID(p) THEN CAST(JSON_EXTRACT(p, '$.version') AS CHAR) END "
     "FROM (SELECT CAST(? AS CHAR) AS p) AS payload";
 
 // trace_id (sql/013): the trace of the request that wrote the order, NULL without one.

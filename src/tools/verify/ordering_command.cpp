@@ -9,6 +9,7 @@
 
 #include "chain.hpp"
 #include "harness/poll.hpp"
+#include "harness/sequence_rows.hpp"
 #include "harness/version_order.hpp"
 #include "own_chain.hpp"
 #include "run_setup.hpp"
@@ -29,8 +30,8 @@ constexpr std::chrono::milliseconds kStep{1000};
 
 // Versions `first`..`last` of every aggregate, committed in one statement in version order
 // (created_at grows with the version), as writers commit an aggregate's versions: in order.
-// Ids are made here ("ord-<version>-<aggregate>"), never taken from outside; MariaDB's
-// sequence engine (seq_1_to_N) gives the rows.
+// Ids are made here ("ord-<version>-<aggregate>"), never taken from outside;
+// harness::sequence_rows gives the rows.
 std::string insert_versions(int aggregates, int first, int last) {
   const long long from = static_cast<long long>(first - 1) * aggregates + 1;
   const long long to = static_cast<long long>(last) * aggregates;
@@ -41,8 +42,8 @@ std::string insert_versions(int aggregates, int first, int last) {
       << aggregates << "), 'order', CONCAT('ordered-', (seq - 1) % " << aggregates
       << "), 'ORDER_CHANGED', (seq - 1) DIV " << aggregates
       << " + 1, JSON_OBJECT('seq', seq), 'PENDING', CURRENT_TIMESTAMP(6) + INTERVAL seq "
-         "MICROSECOND FROM seq_"
-      << from << "_to_" << to << " ORDER BY seq";
+         "MICROSECOND FROM "
+      << harness::sequence_rows(from, to) << " ORDER BY seq";
   return sql.str();
 }
 

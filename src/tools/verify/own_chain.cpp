@@ -8,7 +8,7 @@ std::optional<OwnChain> start_own_chain(RunSetup& setup, const CommonOptions& co
   const std::string server_dir = mariadb_dir.empty() ? setup.work_dir + "/mariadb" : mariadb_dir;
   OwnChain own;
   try {
-    own.server = std::make_unique<SoakServer>(setup.programs.mariadb_script, server_dir);
+    own.server = std::make_unique<SoakServer>(setup.programs.server_script, server_dir);
     ChainSetup chain_setup{setup.programs, own.server->endpoint(), setup.database, setup.work_dir};
     chain_setup.partitions = partitions;
     chain_setup.broker = common.kafka;

@@ -2,20 +2,31 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace outbox::verify {
 
+namespace {
+
+// The script of the kind of server the environment's server is (OUTBOX_DB_SERVER, which both
+// scripts' env files set), so a soak on MySQL restarts a MySQL of its own.
+std::string local_server_script() {
+  const char* server = std::getenv("OUTBOX_DB_SERVER");
+  const bool mysql = server != nullptr && std::string(server) == "mysql";
+  return std::string(OUTBOX_SOURCE_DIR) +
+         (mysql ? "/scripts/local-mysql.sh" : "/scripts/local-mariadb.sh");
+}
+
+}  // namespace
+
 Programs Programs::of_this_build() {
-  return Programs{OUTBOX_RELAY_BIN,
-                  OUTBOX_PLANNER_BIN,
-                  OUTBOX_LOADGEN_BIN,
-                  OUTBOX_OUTBOXCTL_BIN,
-                  OUTBOX_TEST_BROKER_BIN,
-                  OUTBOX_SOURCE_DIR "/scripts/apply-migrations.sh",
-                  OUTBOX_SOURCE_DIR "/scripts/local-mariadb.sh",
-                  OUTBOX_SOURCE_DIR "/scripts/kafka-cluster.sh"};
+  return Programs{OUTBOX_RELAY_BIN,       OUTBOX_PLANNER_BIN,
+                  OUTBOX_LOADGEN_BIN,     OUTBOX_OUTBOXCTL_BIN,
+                  OUTBOX_TEST_BROKER_BIN, OUTBOX_SOURCE_DIR "/scripts/apply-migrations.sh",
+                  local_server_script(),  OUTBOX_SOURCE_DIR "/scripts/kafka-cluster.sh"};
 }
 
 void Programs::use_bin_dir(const std::string& dir) {
@@ -33,7 +44,7 @@ std::optional<std::string> Programs::missing(BrokerKind broker) const {
       {"outbox-loadgen", &loadgen},
       {"outboxctl", &outboxctl},
       {"apply-migrations.sh", &migrations_script},
-      {"local-mariadb.sh", &mariadb_script}};
+      {"local server script", &server_script}};
   if (broker == BrokerKind::kMock) {
     all.emplace_back("outbox-test-broker", &test_broker);
   } else {

@@ -16,7 +16,9 @@ struct Programs {
   std::string outboxctl;          // lookups by stable id, as an operator runs them
   std::string test_broker;        // outbox-test-broker (librdkafka's mock cluster)
   std::string migrations_script;  // scripts/apply-migrations.sh
-  std::string mariadb_script;     // scripts/local-mariadb.sh (the soak's private server)
+  // scripts/local-mariadb.sh, or local-mysql.sh when OUTBOX_DB_SERVER=mysql (what
+  // local-mysql.sh's env file says): the server of the soak's own, of the kind under test.
+  std::string server_script;
   // scripts/kafka-cluster.sh (the real Kafka cluster of --kafka real); it fetches the broker
   // into the .local/ of the tree it lives in
   std::string kafka_cluster_script;

@@ -23,8 +23,8 @@ std::string env_value(const std::string& env, const std::string& name) {
 harness::CommandResult run_script(const std::string& script, const std::string& verb,
                                   const std::string& dir, const std::string& port) {
   // A small buffer pool: the soak's data fits, and the machine may be shared.
-  std::vector<std::string> argv{"env", "OUTBOX_MARIADB_BUFFER_POOL=256M"};
-  if (!port.empty()) argv.push_back("OUTBOX_MARIADB_PORT=" + port);
+  std::vector<std::string> argv{"env", "OUTBOX_DB_BUFFER_POOL=256M"};
+  if (!port.empty()) argv.push_back("OUTBOX_DB_PORT=" + port);
   argv.insert(argv.end(), {script, verb, dir});
   return harness::run_command(argv);
 }

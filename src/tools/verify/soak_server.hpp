@@ -7,7 +7,8 @@
 
 namespace outbox::verify {
 
-// The soak's own MariaDB server (scripts/local-mariadb.sh under `dir`): the soak restarts it,
+// The soak's own database server (scripts/local-mariadb.sh or local-mysql.sh under `dir`,
+// Programs::server_script): the soak restarts it,
 // which it must never do to a server others use. Restarts keep the port, so every client
 // reconnects to the address in its config.
 class SoakServer {

@@ -47,13 +47,14 @@ std::optional<UnknownCommit> unknown_commit(const std::string& output) {
 
 std::optional<std::string> session_waiting_at_commit(const harness::MariadbCli& sql,
                                                      const std::string& database, int rows) {
-  // PROCESSLIST says the session is idle (in the writer's failpoint pause, not mid-statement);
+  // PROCESSLIST says the session is idle (in the writer's failpoint pause, not mid-statement)
+  // for a second at least (TIME: MySQL has no TIME_MS);
   // INNODB_TRX says its transaction holds both rows. MariaDB refreshes INNODB_TRX only when
   // nobody read it in the last 100 ms: poll this at longer intervals.
   const harness::Rows found = sql.query(
       "SELECT p.ID FROM information_schema.PROCESSLIST p JOIN information_schema.INNODB_TRX t "
       "ON t.trx_mysql_thread_id = p.ID WHERE p.DB = " +
-      sql_literal(database) + " AND p.COMMAND = 'Sleep' AND p.TIME_MS >= 300 AND " +
+      sql_literal(database) + " AND p.COMMAND = 'Sleep' AND p.TIME >= 1 AND " +
       "t.trx_rows_modified = " + std::to_string(rows));
   if (found.size() != 1) return std::nullopt;
   return found[0][0];

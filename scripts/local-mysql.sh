@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# A private MySQL server for the demo, the tests and the benchmarks, under DIR (nothing
+# system-wide), beside scripts/local-mariadb.sh and with the same env file convention.
+#   local-mysql.sh start DIR   init DIR if new, start the server, wait until it answers,
+#                              create the 'outbox' user, write DIR/env (source it)
+#   local-mysql.sh stop DIR
+#   local-mysql.sh fetch       only make the server's private root (below), if missing
+# OUTBOX_DB_PORT=P starts it on port P (a restart that keeps its clients' address);
+# OUTBOX_DB_BUFFER_POOL sizes the buffer pool (default 512M). The names are local-mariadb.sh's.
+#
+# Where MySQL comes from: Debian bookworm has no MySQL server (only MariaDB). Debian's
+# archive serves mysql-server-core 9.7 (the MySQL LTS line) in its `sid` suite; 8.0 and 8.4
+# are not to be had here. The host's packages stay bookworm's: mmdebstrap puts sid's
+# mysql-server-core into a private root under .local/ (OUTBOX_MYSQL_ROOT overrides where),
+# once, and records the version it resolved beside it (ROOT.version). mysqld runs from there
+# through that root's own dynamic loader and libraries, not chrooted, so its data directory,
+# socket and logs live under DIR like MariaDB's. Test-only: nothing of it ships.
+#
+# Settings are MariaDB's from local-mariadb.sh (binary log ROW, flush at commit 2, 500
+# connections, no name resolution), so a test or benchmark that runs on both compares like
+# for like.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+command=${1:?start|stop|fetch}
+mysql_root=${OUTBOX_MYSQL_ROOT:-$repo/.local/mysql-root}
+# The packages the root is made of. mysql-server-core: mysqld; mysql-client-core: the mysql
+# CLI, for a person's look at the server (the tests' independent client is the host's
+# mariadb CLI).
+root_packages=mysql-server-core,mysql-client-core
+
+# Makes the private root once. Several test processes may start servers at once: the first
+# makes the root under a lock, the others wait for it and then use it.
+make_root() {
+  mkdir -p "$(dirname "$mysql_root")"
+  exec 9>"$mysql_root.lock"
+  flock 9
+  if [[ ! -x $mysql_root/usr/sbin/mysqld ]]; then
+    command -v mmdebstrap >/dev/null || {
+      echo "local-mysql.sh: mmdebstrap is missing (scripts/deps.sh installs it)" >&2
+      exit 1
+    }
+    echo "==> making a private root with Debian sid's $root_packages in $mysql_root (once)"
+    rm -rf "$mysql_root.new"
+    # sid's Release file is past its Valid-Until date at times: the archive keeps serving it.
+    if ! mmdebstrap --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' \
+      --include="$root_packages" sid "$mysql_root.new" >"$mysql_root.log" 2>&1; then
+      tail -20 "$mysql_root.log" >&2
+      echo "local-mysql.sh: could not install $root_packages from Debian's sid suite" \
+        "(log: $mysql_root.log). The archive may no longer serve it; see docs/testing.md" \
+        "('MySQL')." >&2
+      rm -rf "$mysql_root.new"
+      exit 1
+    fi
+    mv "$mysql_root.new" "$mysql_root"
+  fi
+  if [[ ! -s $mysql_root.version ]]; then
+    mysqld_in_root --version | sed 's/.*Ver \([^ ]*\).*/\1/' >"$mysql_root.version"
+  fi
+  exec 9>&-
+}
+
+# mysqld of the root, run through the root's loader with the root's libraries: sid's glibc
+# and libstdc++ are newer than bookworm's.
+mysqld_in_root() {
+  local libs=$mysql_root/usr/lib/x86_64-linux-gnu
+  "$libs/ld-linux-x86-64.so.2" --library-path "$libs" "$mysql_root/usr/sbin/mysqld" \
+    --no-defaults "$@" \
+    --lc-messages-dir="$mysql_root/usr/share/mysql" \
+    --character-sets-dir="$mysql_root/usr/share/mysql/charsets" \
+    --plugin-dir="$mysql_root/usr/lib/mysql/plugin"
+}
+
+if [[ $command == fetch ]]; then
+  make_root
+  echo "==> MySQL $(cat "$mysql_root.version") in $mysql_root"
+  exit 0
+fi
+
+dir=$(mkdir -p "${2:?DIR}" && cd "$2" && pwd)
+data=$dir/data
+socket=$dir/mysqld.sock
+pidfile=$dir/mysqld.pid
+
+stop() {
+  local pid
+  pid=$(cat "$pidfile" 2>/dev/null) || return 0
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 1 600); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+  fi
+  rm -f "$pidfile"
+}
+
+if [[ $command == stop ]]; then
+  stop
+  exit 0
+fi
+
+make_root
+stop
+if [[ ! -d $data/mysql ]]; then
+  rm -rf "$data"
+  # --initialize-insecure: root@localhost without a password, reached only through DIR's
+  # socket; the accounts the tests use are made below.
+  mysqld_in_root --initialize-insecure --user="$(id -un)" --datadir="$data" \
+    >"$dir/install.log" 2>&1 || {
+    tail -20 "$dir/install.log" >&2
+    echo "MySQL's --initialize failed; see $dir/install.log" >&2
+    exit 1
+  }
+fi
+
+# The first free TCP port from 23306 up (MariaDB's start at 13306): the relay connects over
+# TCP like in production.
+port=${OUTBOX_DB_PORT:-23306}
+if [[ -z ${OUTBOX_DB_PORT:-} ]]; then
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+fi
+
+# --mysqlx=OFF: the X protocol's own port is not used. --secure-file-priv=: no export dir.
+mysqld_in_root --user="$(id -un)" --datadir="$data" --socket="$socket" \
+  --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" --mysqlx=OFF \
+  --secure-file-priv= --log-error="$dir/error.log" \
+  --innodb-buffer-pool-size="${OUTBOX_DB_BUFFER_POOL:-512M}" \
+  --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \
+  --log-bin="$dir/binlog" --server-id=1 --max-binlog-size=256M \
+  --binlog-expire-logs-seconds=7200 >>"$dir/error.log" 2>&1 &
+
+client=(mariadb --no-defaults --socket="$socket" -uroot)
+for _ in $(seq 1 600); do
+  "${client[@]}" -e 'SELECT 1' >/dev/null 2>&1 && break
+  sleep 0.1
+done
+"${client[@]}" -e 'SELECT 1' >/dev/null || {
+  echo "MySQL did not start; see $dir/error.log" >&2
+  tail -20 "$dir/error.log" >&2
+  exit 1
+}
+
+# One account for the relay, the tools and the tests, with MySQL's default authentication
+# (caching_sha2_password). Both host forms, as for MariaDB: with skip-name-resolve 'localhost'
+# matches socket connections and '127.0.0.1' TCP ones.
+"${client[@]}" <<'SQL'
+CREATE USER IF NOT EXISTS 'outbox'@'localhost' IDENTIFIED BY 'outbox';
+CREATE USER IF NOT EXISTS 'outbox'@'127.0.0.1' IDENTIFIED BY 'outbox';
+GRANT ALL PRIVILEGES ON *.* TO 'outbox'@'localhost' WITH GRANT OPTION;
+GRANT ALL PRIVILEGES ON *.* TO 'outbox'@'127.0.0.1' WITH GRANT OPTION;
+SQL
+
+cat >"$dir/env" <<ENV
+export OUTBOX_MYSQL_HOST=127.0.0.1
+export OUTBOX_MYSQL_PORT=$port
+export OUTBOX_MYSQL_SOCKET=$socket
+export OUTBOX_MYSQL_USER=outbox
+export OUTBOX_MYSQL_PASSWORD=outbox
+export OUTBOX_MYSQL_PID_FILE=$pidfile
+export OUTBOX_DB_SERVER=mysql
+ENV
+echo "==> MySQL $(cat "$mysql_root.version") on 127.0.0.1:$port (socket $socket)"
