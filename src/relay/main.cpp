@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
       outbox::print_relay_config,
       [](const outbox::RelayConfig& config) -> const outbox::LogSettings& { return config.log; },
       outbox::run_relay,
+      outbox::check_relay_database,
   };
   return outbox::run_daemon_program(argc, argv, relay);
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <iostream>
 #include <mutex>
 #include <stop_token>
 #include <thread>
@@ -211,6 +212,33 @@ void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
 }
 
 }  // namespace
+
+int check_relay_database(const RelayConfig& config) {
+  constexpr int kExitUnavailable = 69;
+  init_mysql_driver();
+  const MysqlThreadScope thread_mysql;
+  const SchemaExpectation expected{claim_schema(config), message_column_uses(config.kafka.message),
+                                   ""};
+  Outcome<std::unique_ptr<MysqlSession>> session =
+      MysqlSession::open(config.mysql, SessionSettings{});
+  if (!session) {
+    std::cerr << "mysql " << config.mysql.describe() << ": " << session.error().message << "\n";
+    return kExitUnavailable;
+  }
+  const CheckResult check = check_database(*session.value(), expected);
+  switch (check.verdict) {
+    case CheckVerdict::kOk:
+      std::cout << "mysql " << config.mysql.describe() << " ready: " << check.message << "\n";
+      return 0;
+    case CheckVerdict::kFatal:
+      std::cerr << "mysql " << config.mysql.describe() << " refused: " << check.message << "\n";
+      return kExitConfig;
+    case CheckVerdict::kRetry:
+      break;
+  }
+  std::cerr << "mysql " << config.mysql.describe() << " not ready: " << check.message << "\n";
+  return kExitUnavailable;
+}
 
 int run_relay(const RelayConfig& config, const std::string& config_file) {
   const std::string instance_id =

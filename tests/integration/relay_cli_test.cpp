@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "child_process.hpp"
+#include "test_database.hpp"
 #include "test_env.hpp"
 
 using outbox::test::run_command;
@@ -84,4 +85,39 @@ TEST_CASE("version output names the linked libraries and bad usage exits 64", "[
   const auto usage = run_command({outbox::test::relay_binary(), "--bogus"});
   CHECK(usage.status == 64);
   CHECK(usage.err.find("usage: outbox-relay --config FILE") != std::string::npos);
+}
+
+// --check-db: what the relay would find at start-up, once, without claiming anything. Read
+// against the server from outside: the version it names is VERSION() through the mariadb CLI.
+TEST_CASE("check-db names the server it found, and why it would wait or refuse", "[cli]") {
+  outbox::test::TestDatabase db;
+  TempDir dir;
+  const std::string config = outbox::test::mysql_section_yaml(db) +
+                             "kafka:\n"
+                             "  bootstrap_servers: 127.0.0.1:1\n";
+  const std::string file = dir.write("relay.yaml", config);
+
+  const auto ready = run_command({outbox::test::relay_binary(), "--check-db", file});
+  INFO(ready.out << ready.err);
+  CHECK(ready.status == 0);
+  CHECK(ready.out.find(" ready: MySQL " + db.scalar("SELECT VERSION()") +
+                       ", binlog ROW, table "
+                       "outbox_event") != std::string::npos);
+  // MySQL's JSON payload is sent as its normalised text, and the line says so; MariaDB's JSON is
+  // LONGTEXT.
+  CHECK((ready.out.find("payload JSON (sent as the server's normalised text") !=
+         std::string::npos) == db.on_mysql());
+
+  // A configured column the table lacks: the relay would refuse to start.
+  const std::string keyed = dir.write("keyed.yaml", config + "  key_column: no_such_column\n");
+  const auto refused = run_command({outbox::test::relay_binary(), "--check-db", keyed});
+  CHECK(refused.status == 78);
+  CHECK(refused.err.find("has no column no_such_column") != std::string::npos);
+
+  // No outbox table (yet): the relay would wait for the migrations.
+  db.exec("DROP TABLE outbox_event");
+  const auto waiting = run_command({outbox::test::relay_binary(), "--check-db", file});
+  CHECK(waiting.status == 69);
+  CHECK(waiting.err.find("not ready: the outbox schema (table outbox_event) is missing") !=
+        std::string::npos);
 }
