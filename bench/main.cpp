@@ -66,8 +66,9 @@ std::string environment(outbox::test::TestDatabase& db, const std::string& broke
   utsname host{};
   uname(&host);
   return "Machine: " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + memory + ", " +
-         host.sysname + " " + host.release + ". MariaDB " + db.scalar("SELECT VERSION()") +
-         ", librdkafka " + rd_kafka_version_str() + ", " + broker + ".\n";
+         host.sysname + " " + host.release + ". " + (db.on_mysql() ? "MySQL " : "MariaDB ") +
+         db.scalar("SELECT VERSION()") + ", librdkafka " + rd_kafka_version_str() + ", " + broker +
+         ".\n";
 }
 
 // What every entry point does around its measurement: a database of its own, a test broker

@@ -17,6 +17,7 @@
 #include "baselines.hpp"
 #include "claim_sql.hpp"
 #include "dataset.hpp"
+#include "json_columns.hpp"
 #include "mysql/mysql_error.hpp"
 #include "mysql/mysql_session.hpp"
 #include "process_usage.hpp"
@@ -28,8 +29,10 @@ using Clock = std::chrono::steady_clock;
 
 // The columns the relay's claim reads to build a message, payload included: the locked claim
 // has no second statement to fetch payloads, it reads them with the rows it locks.
-std::string locked_scan(int batch) {
-  return "SELECT event_id, aggregate_type, aggregate_id, event_type, event_version, payload"
+// `payload`: how the relay reads it on this server (claim_sql::Schema::payload_expression: as
+// text where MySQL types it JSON).
+std::string locked_scan(int batch, const std::string& payload) {
+  return "SELECT event_id, aggregate_type, aggregate_id, event_type, event_version, " + payload +
          " FROM outbox_event FORCE INDEX (idx_outbox_pending) WHERE status = 'PENDING'"
          " ORDER BY created_at, event_id LIMIT " +
          std::to_string(batch) + " FOR UPDATE SKIP LOCKED";
@@ -43,9 +46,23 @@ std::string locked_mark(size_t ids) {
          claim_sql::placeholders(ids) + ") AND status = 'PENDING'";
 }
 
+// The payload expression for `session`'s server, read once per thread (each thread of a drain
+// keeps its one session).
+const std::string& payload_expression(MysqlSession& session) {
+  thread_local const MysqlSession* read_for = nullptr;
+  thread_local std::string expression;
+  if (read_for != &session) {
+    claim_sql::Schema schema;
+    schema.read_json_as_text(json_columns(session, schema.table_name()));
+    expression = schema.payload_expression();
+    read_for = &session;
+  }
+  return expression;
+}
+
 std::vector<OutboxEvent> locked_rows(MysqlSession& session, int batch) {
   std::vector<OutboxEvent> events;
-  sql::PreparedStatement& scan = session.prepare(locked_scan(batch));
+  sql::PreparedStatement& scan = session.prepare(locked_scan(batch, payload_expression(session)));
   const std::unique_ptr<sql::ResultSet> rows(scan.executeQuery());
   while (rows->next()) {
     OutboxEvent& event = events.emplace_back();

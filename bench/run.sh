@@ -11,6 +11,9 @@
 #                                           the relay side by side with Debezium (Kafka Connect
 #                                           standalone, bench/anchors/debezium/) on a real 3-node
 #                                           Kafka cluster; report in bench/out/debezium/
+# OUTBOX_BENCH_DB=mysql runs it on MySQL 9.7 (scripts/local-mysql.sh, .local/bench-mysql)
+# instead of MariaDB 10.11; so do the single sections, e.g.
+#   OUTBOX_BENCH_DB=mysql bench/run.sh protocols 3
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -23,9 +26,14 @@ fi
 echo "==> building"
 "$root/scripts/build.sh" "$root/build" >/dev/null
 
-db_dir=$root/.local/bench-mariadb
-OUTBOX_MARIADB_BUFFER_POOL=4G "$root/scripts/local-mariadb.sh" start "$db_dir"
-trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"' EXIT
+db=${OUTBOX_BENCH_DB:-mariadb}
+[[ $db == mariadb || $db == mysql ]] || {
+  echo "OUTBOX_BENCH_DB must be mariadb or mysql, not '$db'" >&2
+  exit 64
+}
+db_dir=$root/.local/bench-$db
+OUTBOX_DB_BUFFER_POOL=4G "$root/scripts/local-$db.sh" start "$db_dir"
+trap '"$root/scripts/local-$db.sh" stop "$db_dir"' EXIT
 # shellcheck disable=SC1091
 source "$db_dir/env"
 

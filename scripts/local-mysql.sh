@@ -16,9 +16,9 @@
 # through that root's own dynamic loader and libraries, not chrooted, so its data directory,
 # socket and logs live under DIR like MariaDB's. Test-only: nothing of it ships.
 #
-# Settings are MariaDB's from local-mariadb.sh (binary log ROW, flush at commit 2, 500
-# connections, no name resolution), so a test or benchmark that runs on both compares like
-# for like.
+# Settings are MariaDB's from local-mariadb.sh (binary log ROW, flush at commit 2, sync_binlog
+# 0 as MariaDB's default where MySQL's is 1, 500 connections, no name resolution), so a test or
+# benchmark that runs on both compares like for like.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 command=${1:?start|stop|fetch}
@@ -125,7 +125,7 @@ mysqld_in_root --user="$(id -un)" --datadir="$data" --socket="$socket" \
   --secure-file-priv= --log-error="$dir/error.log" \
   --innodb-buffer-pool-size="${OUTBOX_DB_BUFFER_POOL:-512M}" \
   --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \
-  --log-bin="$dir/binlog" --server-id=1 --max-binlog-size=256M \
+  --log-bin="$dir/binlog" --sync-binlog=0 --server-id=1 --max-binlog-size=256M \
   --binlog-expire-logs-seconds=7200 >>"$dir/error.log" 2>&1 &
 
 client=(mariadb --no-defaults --socket="$socket" -uroot)

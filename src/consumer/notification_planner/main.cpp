@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
       [](const outbox::planner::PlannerConfig& config, const std::string& /*config_file*/) {
         return outbox::planner::run_planner(config);
       },
+      {},  // no --check-db: the planner checks its own schema at start-up
   };
   return outbox::run_daemon_program(argc, argv, planner);
 }
