@@ -17,7 +17,7 @@
 #include "baselines.hpp"
 #include "claim_sql.hpp"
 #include "dataset.hpp"
-#include "json_columns.hpp"
+#include "table_columns.hpp"
 #include "mysql/mysql_error.hpp"
 #include "mysql/mysql_session.hpp"
 #include "process_usage.hpp"

@@ -11,6 +11,8 @@
 # since a benchmark run writes gigabytes of it and nothing here reads it later (a long-lived
 # bench server had filled the disk with 41 GB of it).
 set -euo pipefail
+# shellcheck source=lib/local-server.sh
+source "$(dirname "$0")/lib/local-server.sh"
 
 command=${1:?start|stop}
 dir=$(mkdir -p "${2:?DIR}" && cd "$2" && pwd)
@@ -18,24 +20,12 @@ data=$dir/data
 socket=$dir/mysqld.sock
 pidfile=$dir/mysqld.pid
 
-stop() {
-  local pid
-  pid=$(cat "$pidfile" 2>/dev/null) || return 0
-  if kill "$pid" 2>/dev/null; then
-    for _ in $(seq 1 300); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-  fi
-  rm -f "$pidfile"
-}
-
 if [[ $command == stop ]]; then
-  stop
+  stop_server "$pidfile"
   exit 0
 fi
 
-stop
+stop_server "$pidfile"
 if [[ ! -d $data/mysql ]]; then
   mariadb-install-db --no-defaults --datadir="$data" --user="$(id -un)" \
     --auth-root-authentication-method=socket >"$dir/install.log" 2>&1
@@ -55,33 +45,10 @@ mariadbd --no-defaults --datadir="$data" --user="$(id -un)" --socket="$socket" \
   --log-bin="$dir/binlog" --binlog-format=ROW --server-id=1 \
   --max-binlog-size=256M --binlog-expire-logs-seconds=7200 >>"$dir/error.log" 2>&1 &
 
-for _ in $(seq 1 300); do
-  mariadb --no-defaults --socket="$socket" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
-  sleep 0.1
-done
-mariadb --no-defaults --socket="$socket" -uroot -e 'SELECT 1' >/dev/null || {
-  echo "MariaDB did not start; see $dir/error.log" >&2
-  tail -20 "$dir/error.log" >&2
-  exit 1
-}
+wait_until_answers MariaDB "$dir/error.log" mariadb --no-defaults --socket="$socket" -uroot
 
-# One account for the relay, the tools and the tests. Both host forms: MariaDB matches
-# 'localhost' for socket connections and '127.0.0.1' for TCP (with skip-name-resolve).
-mariadb --no-defaults --socket="$socket" -uroot <<'SQL'
-DROP USER IF EXISTS ''@'localhost';
-CREATE USER IF NOT EXISTS 'outbox'@'localhost' IDENTIFIED BY 'outbox';
-CREATE USER IF NOT EXISTS 'outbox'@'127.0.0.1' IDENTIFIED BY 'outbox';
-GRANT ALL PRIVILEGES ON *.* TO 'outbox'@'localhost' WITH GRANT OPTION;
-GRANT ALL PRIVILEGES ON *.* TO 'outbox'@'127.0.0.1' WITH GRANT OPTION;
-SQL
-
-cat >"$dir/env" <<ENV
-export OUTBOX_MYSQL_HOST=127.0.0.1
-export OUTBOX_MYSQL_PORT=$port
-export OUTBOX_MYSQL_SOCKET=$socket
-export OUTBOX_MYSQL_USER=outbox
-export OUTBOX_MYSQL_PASSWORD=outbox
-export OUTBOX_MYSQL_PID_FILE=$pidfile
-export OUTBOX_DB_SERVER=mariadb
-ENV
+# MariaDB's anonymous ''@'localhost' would match the account's socket logins first.
+mariadb --no-defaults --socket="$socket" -uroot -e "DROP USER IF EXISTS ''@'localhost'"
+create_outbox_account mariadb --no-defaults --socket="$socket" -uroot
+write_env "$dir" "$port" "$socket" "$pidfile" mariadb
 echo "==> MariaDB $(mariadbd --version | awk '{print $3}') on 127.0.0.1:$port (socket $socket)"

@@ -21,6 +21,8 @@
 # benchmark that runs on both compares like for like.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/local-server.sh
+source "$repo/scripts/lib/local-server.sh"
 command=${1:?start|stop|fetch}
 mysql_root=${OUTBOX_MYSQL_ROOT:-$repo/.local/mysql-root}
 # The packages the root is made of. mysql-server-core: mysqld; mysql-client-core: the mysql
@@ -81,25 +83,13 @@ data=$dir/data
 socket=$dir/mysqld.sock
 pidfile=$dir/mysqld.pid
 
-stop() {
-  local pid
-  pid=$(cat "$pidfile" 2>/dev/null) || return 0
-  if kill "$pid" 2>/dev/null; then
-    for _ in $(seq 1 600); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-  fi
-  rm -f "$pidfile"
-}
-
 if [[ $command == stop ]]; then
-  stop
+  stop_server "$pidfile"
   exit 0
 fi
 
 make_root
-stop
+stop_server "$pidfile"
 if [[ ! -d $data/mysql ]]; then
   rm -rf "$data"
   # --initialize-insecure: root@localhost without a password, reached only through DIR's
@@ -129,33 +119,8 @@ mysqld_in_root --user="$(id -un)" --datadir="$data" --socket="$socket" \
   --binlog-expire-logs-seconds=7200 >>"$dir/error.log" 2>&1 &
 
 client=(mariadb --no-defaults --socket="$socket" -uroot)
-for _ in $(seq 1 600); do
-  "${client[@]}" -e 'SELECT 1' >/dev/null 2>&1 && break
-  sleep 0.1
-done
-"${client[@]}" -e 'SELECT 1' >/dev/null || {
-  echo "MySQL did not start; see $dir/error.log" >&2
-  tail -20 "$dir/error.log" >&2
-  exit 1
-}
+wait_until_answers MySQL "$dir/error.log" "${client[@]}"
 
-# One account for the relay, the tools and the tests, with MySQL's default authentication
-# (caching_sha2_password). Both host forms, as for MariaDB: with skip-name-resolve 'localhost'
-# matches socket connections and '127.0.0.1' TCP ones.
-"${client[@]}" <<'SQL'
-CREATE USER IF NOT EXISTS 'outbox'@'localhost' IDENTIFIED BY 'outbox';
-CREATE USER IF NOT EXISTS 'outbox'@'127.0.0.1' IDENTIFIED BY 'outbox';
-GRANT ALL PRIVILEGES ON *.* TO 'outbox'@'localhost' WITH GRANT OPTION;
-GRANT ALL PRIVILEGES ON *.* TO 'outbox'@'127.0.0.1' WITH GRANT OPTION;
-SQL
-
-cat >"$dir/env" <<ENV
-export OUTBOX_MYSQL_HOST=127.0.0.1
-export OUTBOX_MYSQL_PORT=$port
-export OUTBOX_MYSQL_SOCKET=$socket
-export OUTBOX_MYSQL_USER=outbox
-export OUTBOX_MYSQL_PASSWORD=outbox
-export OUTBOX_MYSQL_PID_FILE=$pidfile
-export OUTBOX_DB_SERVER=mysql
-ENV
+create_outbox_account "${client[@]}"
+write_env "$dir" "$port" "$socket" "$pidfile" mysql
 echo "==> MySQL $(cat "$mysql_root.version") on 127.0.0.1:$port (socket $socket)"

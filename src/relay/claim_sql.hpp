@@ -55,7 +55,7 @@ struct IdChunk {
 // CAST(column AS CHAR CHARACTER SET utf8mb4): MySQL's normalised rendering, not the bytes the
 // writer sent. MariaDB's JSON is LONGTEXT and is read as it is; so is a LONGTEXT or LONGBLOB
 // payload on either server (the byte-faithful choice). read_json_as_text says which columns are
-// JSON on the server a store talks to (json_columns in startup_checks.hpp finds them).
+// JSON on the server a store talks to (json_columns in table_columns.hpp finds them).
 class Schema {
  public:
   // `outbox_event`, no message columns.

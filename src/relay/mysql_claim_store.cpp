@@ -10,8 +10,8 @@
 #include <unordered_set>
 
 #include "claim_sql.hpp"
-#include "json_columns.hpp"
 #include "mysql/mysql_error.hpp"
+#include "table_columns.hpp"
 
 namespace outbox {
 namespace {

@@ -6,8 +6,8 @@
 #include <cctype>
 
 #include "config/config_diagnostics.hpp"
-#include "json_columns.hpp"
 #include "mysql/mysql_error.hpp"
+#include "table_columns.hpp"
 
 namespace outbox {
 namespace {
@@ -19,27 +19,14 @@ bool same_column(const std::string& a, const std::string& b) {
   });
 }
 
-// The table's columns as the server lists them; empty when the table does not exist (yet).
-std::vector<std::string> live_columns(MysqlSession& session, const std::string& table) {
-  sql::PreparedStatement& statement = session.prepare(
-      "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND "
-      "TABLE_NAME = ? ORDER BY ORDINAL_POSITION");
-  statement.setString(1, table);
-  std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
-  std::vector<std::string> columns;
-  while (rows->next())
-    columns.push_back(rows->getString(1));
-  return columns;
-}
-
 // Every configured column the table lacks, as config problems.
-ConfigDiagnostics missing_columns(const std::vector<std::string>& live,
+ConfigDiagnostics missing_columns(const std::vector<TableColumn>& live,
                                   const SchemaExpectation& expected) {
   ConfigDiagnostics problems(expected.config_file);
   const std::string& table = expected.schema.table_name();
   for (const ColumnUse& use : expected.columns) {
-    const bool present = std::any_of(live.begin(), live.end(), [&](const std::string& column) {
-      return same_column(column, use.column);
+    const bool present = std::any_of(live.begin(), live.end(), [&](const TableColumn& column) {
+      return same_column(column.name, use.column);
     });
     if (present) continue;
     if (use.key_path == "kafka.trace_context") {
@@ -49,9 +36,9 @@ ConfigDiagnostics missing_columns(const std::vector<std::string>& live,
                        "false)");
     } else {
       std::string listed;
-      for (const std::string& column : live) {
+      for (const TableColumn& column : live) {
         if (!listed.empty()) listed += ", ";
-        listed += column;
+        listed += column.name;
       }
       std::string text = "table " + table + " has no column " + use.column;
       text += " (its columns: ";
@@ -93,7 +80,7 @@ CheckResult check_database(MysqlSession& session, const SchemaExpectation& expec
     }
     // Before the scans, which would fail on an unknown column with a less helpful message. A
     // table that does not exist yet is the migrations' business (the scans say so, and retry).
-    const std::vector<std::string> live = live_columns(session, schema.table_name());
+    const std::vector<TableColumn> live = table_columns(session, schema.table_name());
     if (!live.empty()) {
       const ConfigDiagnostics problems = missing_columns(live, expected);
       if (!problems.empty()) {
