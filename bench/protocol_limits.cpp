@@ -17,10 +17,10 @@
 #include "baselines.hpp"
 #include "claim_sql.hpp"
 #include "dataset.hpp"
-#include "table_columns.hpp"
 #include "mysql/mysql_error.hpp"
 #include "mysql/mysql_session.hpp"
 #include "process_usage.hpp"
+#include "table_columns.hpp"
 
 namespace outbox::bench {
 namespace {
