@@ -102,9 +102,12 @@ if [[ ! -d $data/mysql ]]; then
   }
 fi
 
-# The first free TCP port from 23306 up (MariaDB's start at 13306): the relay connects over
-# TCP like in production.
-port=${OUTBOX_DB_PORT:-23306}
+# The first free TCP port from a random one in 23306-25305 up (MariaDB's start at 13306): the
+# relay connects over TCP like in production. Random, not the lowest free one: a soak restarts
+# its server on the same port, and MySQL takes seconds to restart, long enough for a server
+# started meanwhile by another test to take the lowest free port (seen in CI: "Bind on TCP/IP
+# port: Address already in use" on the restart).
+port=${OUTBOX_DB_PORT:-$((23306 + RANDOM % 2000))}
 if [[ -z ${OUTBOX_DB_PORT:-} ]]; then
   while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 fi

@@ -53,9 +53,9 @@ run_ctest() {
   ctest "$@" 2>&1 | tee "$log" || status=$?
   {
     echo "==> tests per server: $name"
-    tally "$log" '^mysql: ' "MySQL $mysql_version"
-    tally "$log" '^(integration|kafka|verify|bench): ' "MariaDB $mariadb_version"
-    tally "$log" '^(unit|deploy): ' "no database"
+    tally "$log" '^mysql:' "MySQL $mysql_version"
+    tally "$log" '^(integration|kafka|verify|bench):' "MariaDB $mariadb_version"
+    tally "$log" '^(unit|deploy):' "no database"
     echo "==> time per label: $name"
     sed -n '/^Label Time Summary:/,/^$/p' "$log" | sed '1d;/^$/d;s/^/    /'
   } >>"$summary_file"
