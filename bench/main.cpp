@@ -139,7 +139,7 @@ int single_drain(long events, int relays, const std::string& relay_yaml, long ag
                                  relay_yaml.empty() ? "" : relay_yaml + "\n", aggregates);
         std::cout << events << " events, " << relays << " relays [" << relay_yaml
                   << "]: " << static_cast<long>(run.rate) << " events/s, relay CPU "
-                  << static_cast<int>(run.relay_cpu_percent) << "%, MariaDB CPU "
+                  << static_cast<int>(run.relay_cpu_percent) << "%, database server CPU "
                   << static_cast<int>(run.db_cpu_percent) << "%, peak RSS " << run.peak_rss_mib
                   << " MiB\n";
       });
