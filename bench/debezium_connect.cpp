@@ -63,15 +63,19 @@ DebeziumConnect::DebeziumConnect(const DebeziumTarget& target, const std::string
   //    FLUSH TABLES WITH READ LOCK, a lock on the whole shared server: behind another test's
   //    open transaction it timed out (lock_wait_timeout) and fell back to LOCK TABLES, which
   //    the bench's user may not run, so Debezium stopped before streaming.
+  //  - the connector of the server's kind: Debezium's MySQL connector refuses MariaDB 10.11
+  //    (bench/anchors/debezium/pom.xml), and its MariaDB connector speaks MariaDB's GTIDs.
   //  - the router's column mapping: the seed's outbox_event columns (event_id, aggregate_id,
   //    payload, aggregate_type) and the relay's headers (event_type, event_version,
   //    aggregate_type), so both systems send the same message; the topic is the run's own.
   connector_config_ = dir_.write(
       "connector.properties",
       "name=outbox-connector\n"
-      "connector.class=io.debezium.connector.mariadb.MariaDbConnector\n"
-      "tasks.max=1\n"
-      "database.hostname=" +
+      "connector.class=" +
+          std::string(target.mysql ? "io.debezium.connector.mysql.MySqlConnector"
+                                   : "io.debezium.connector.mariadb.MariaDbConnector") +
+          "\ntasks.max=1\n"
+          "database.hostname=" +
           target.database.host + "\ndatabase.port=" + std::to_string(target.database.port) +
           "\ndatabase.user=" + target.database.user + "\ndatabase.password=" +
           target.database.password + "\ndatabase.server.id=" + std::to_string(server_id) +

@@ -14,12 +14,13 @@ struct DebeziumTarget {
   MysqlEndpoint database;            // host, port and database of the bench's MariaDB
   std::string bootstrap;             // the real Kafka cluster
   std::string schema_changes_topic;  // topic.prefix: Debezium writes DDL events there
+  bool mysql = false;                // a MySQL server: Debezium's MySQL connector, not MariaDB's
 };
 
 // Debezium as its users run it: a Kafka Connect worker in standalone mode
 // (bench/anchors/debezium/debezium.sh connect: Kafka's connect-standalone.sh JVM options) with
-// Debezium's MariaDB connector and its Outbox Event Router, routing each outbox_event row to
-// `topic` (key aggregate_id, value payload, the event id in header "id"). The connector's
+// Debezium's MariaDB (or MySQL) connector and its Outbox Event Router, routing each outbox_event
+// row to `topic` (key aggregate_id, value payload, the event id in header "id"). The connector's
 // offsets live in a file of this object's own, so start() after stop() resumes where the
 // connector stopped, like a restarted worker; a new object is a new connector.
 class DebeziumConnect {

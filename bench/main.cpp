@@ -196,7 +196,7 @@ int real_cluster_sweep(long events, int runs, long aggregates,
       std::cout << "[" << (configs[i].empty() ? "batch_size: 500" : configs[i]) << "] "
                 << format_figure(sweep.rate) << " events/s, R/L_db "
                 << format_number(sweep.rate.median() / l_db.median(), 2) << ", CPU % relay "
-                << format_number(sweep.relay.median(), 0) << " MariaDB "
+                << format_number(sweep.relay.median(), 0) << " database server "
                 << format_number(sweep.db.median(), 0) << " brokers "
                 << format_number(sweep.brokers.median(), 0) << ", duplicates " << sweep.duplicates
                 << "\n";

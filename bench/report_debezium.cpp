@@ -26,7 +26,7 @@ struct Targets {
 };
 
 void profile_section(std::ostringstream& md, const ProfileFigures& p, long events,
-                     Targets& targets) {
+                     const std::string& server, Targets& targets) {
   const SystemFigures& r = p.relay;
   const SystemFigures& d = p.debezium;
   md << "### Profile " << p.name << " (" << p.settings << ")\n\n"
@@ -38,7 +38,7 @@ void profile_section(std::ostringstream& md, const ProfileFigures& p, long event
              d.startup_seconds, 1);
   figure_row(md, "catch-up throughput, events/s (first → last append)", r.catchup_rate,
              d.catchup_rate, 0, "≥ 1: " + verdict(throughput));
-  figure_row(md, "MariaDB CPU s per 1k events (catch-up)", r.db_cpu_per_1k, d.db_cpu_per_1k, 3);
+  figure_row(md, server + " CPU s per 1k events (catch-up)", r.db_cpu_per_1k, d.db_cpu_per_1k, 3);
   figure_row(md, "statements per 1k events (catch-up, Questions)", r.statements_per_1k,
              d.statements_per_1k, 1);
   figure_row(md, "process CPU s per 1k events (catch-up, start-up included)", r.process_cpu_per_1k,
@@ -80,10 +80,12 @@ void profile_section(std::ostringstream& md, const ProfileFigures& p, long event
        << ratio(rp.p99_ms.median(), dp.p99_ms.median()) << " | p99 ≤ Debezium's: " << verdict(met)
        << " |\n";
   }
-  md << "\nCost in the steady state (the writers' transactions are in MariaDB's figures for both; "
-        "tail = writers done → every event on the topic):\n\n"
-        "| load | process CPU % relay / Debezium | MariaDB CPU % relay / Debezium | statements/s "
-        "relay / Debezium | tail s relay / Debezium |\n|---|---|---|---|---|\n";
+  md << "\nCost in the steady state (the writers' transactions are in " << server
+     << "'s figures for both; tail = writers done → every event on the topic):\n\n"
+        "| load | process CPU % relay / Debezium | "
+     << server
+     << " CPU % relay / Debezium | statements/s relay / Debezium | tail s relay / Debezium "
+        "|\n|---|---|---|---|---|\n";
   for (size_t i = 0; i < r.steady.size() && i < d.steady.size(); ++i) {
     const SteadyPhase& rp = r.steady[i];
     const SteadyPhase& dp = d.steady[i];
@@ -119,9 +121,10 @@ void write_debezium_report(const DebeziumComparison& c, const BenchContext& cont
   const std::string& out = context.out_dir;
   std::ostringstream md;
   md << "# outbox-relay vs Debezium\n\n"
-     << environment << c.versions
-     << " (Kafka Connect standalone, Debezium's MariaDB connector, Outbox Event Router).\n\n"
-     << "Both systems run one after the other on the same MariaDB and the same 3-node Kafka "
+     << environment << c.versions << " (Kafka Connect standalone, Debezium's " << c.server
+     << " connector, Outbox Event Router).\n\n"
+     << "Both systems run one after the other on the same " << c.server
+     << " server and the same 3-node Kafka "
         "cluster (replication factor 3, min.insync.replicas 2), each with its defaults: the "
         "relay with its default configuration, Debezium as docs/benchmarks.md lists (only the "
         "connection, the converters, snapshot.mode=no_data and the router's column mapping are "
@@ -138,7 +141,7 @@ void write_debezium_report(const DebeziumComparison& c, const BenchContext& cont
   std::ostringstream rate_dat;
   int row = 0;
   for (const ProfileFigures& profile : c.profiles) {
-    profile_section(md, profile, c.catchup_events, targets);
+    profile_section(md, profile, c.catchup_events, c.server, targets);
     for (size_t i = 0; i < profile.relay.steady.size() && i < profile.debezium.steady.size(); ++i) {
       p99_dat << row++ << " \"" << profile.name << " " << kLoadLabels[i] << "\" "
               << profile.relay.steady[i].p99_ms.median() << " "

@@ -91,7 +91,7 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
   ordered_ratio_row(md, r, "one per aggregate: transactional / none", &P::single_transactional,
                     &P::single_unordered, 0.9);
   ordered_plain_ratio_row(md, r, "locked claim limit / L_db(500)", &P::locked_limit, &P::db_limit);
-  md << "| CPU, several versions none (% of one core, 200 = both cores): relay / MariaDB / "
+  md << "| CPU, several versions none (% of one core, 200 = both cores): relay / database server / "
         "broker / whole machine";
   for (const OrderedDrainProfile& p : r.profiles) {
     md << " | " << format_number(p.none_relay_cpu.median(), 0) << " / "

@@ -37,8 +37,8 @@ long long wall_ms() {
       .count();
 }
 
-// The processes the benchmark itself runs besides the system under test: MariaDB, the three
-// brokers, this process (its writer threads included).
+// The processes the benchmark itself runs besides the system under test: the database server, the
+// three brokers, this process (its writer threads included).
 std::vector<pid_t> own_processes(const harness::KafkaCluster& cluster) {
   std::vector<pid_t> pids{database_pid(), getpid()};
   for (int node = 1; node <= harness::KafkaCluster::kNodes; ++node) {
@@ -94,6 +94,7 @@ class Comparison {
     target_.database = create_debezium_account(context.db);
     target_.bootstrap = context.bootstrap;
     target_.schema_changes_topic = "bench.debezium";
+    target_.mysql = context.db.on_mysql();
     // Debezium writes the tables' DDL there (include.schema.changes, on by default); the
     // brokers create no topic on their own.
     cluster_.create_topic(target_.schema_changes_topic, 1);
@@ -281,11 +282,12 @@ DebeziumComparison compare_with_debezium(BenchContext& context,
   const auto started = Clock::now();
   DebeziumComparison result;
   result.versions = debezium_versions();
+  result.server = context.db.on_mysql() ? "MySQL" : "MariaDB";
   result.catchup_events = context.sizes.catchup_events;
   const auto [flush_log_at_trx_commit, sync_binlog] = durability(context.session);
   Comparison comparison(context, cluster);
-  // The tuned profile is what bench/run.sh's server runs with (scripts/local-mariadb.sh:
-  // innodb_flush_log_at_trx_commit=2, MariaDB's default sync_binlog=0).
+  // The tuned profile is what bench/run.sh's server runs with (scripts/local-mariadb.sh and
+  // local-mysql.sh: innodb_flush_log_at_trx_commit=2, sync_binlog=0).
   result.profiles.push_back(comparison.profile("tuned", 2, 0));
   // The smoke run proves the harness works; the durable profile runs the same code.
   if (!context.sizes.smoke) result.profiles.push_back(comparison.profile("durable", 1, 1));

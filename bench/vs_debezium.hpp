@@ -54,15 +54,16 @@ struct ProfileFigures {
 struct DebeziumComparison {
   std::vector<ProfileFigures> profiles;
   std::string versions;           // Debezium and Connect, as pinned
+  std::string server;             // "MariaDB" or "MySQL": whose connector ran, whose CPU is counted
   std::string producer_settings;  // what Connect's source producer ran with
   long catchup_events = 0;
   double seconds = 0;
 };
 
-// The relay and Debezium (Kafka Connect standalone, MariaDB connector, Outbox Event Router)
-// side by side on the context's MariaDB and `cluster`, one after the other in each scenario,
-// in the tuned profile (the suite's server) and the durable one (innodb_flush_log_at_trx_commit=1,
-// sync_binlog=1; not in a smoke run). Progress on stderr.
+// The relay and Debezium (Kafka Connect standalone, the MariaDB or MySQL connector as the server
+// is, Outbox Event Router) side by side on the context's database server and `cluster`, one after
+// the other in each scenario, in the tuned profile (the suite's server) and the durable one
+// (innodb_flush_log_at_trx_commit=1, sync_binlog=1; not in a smoke run). Progress on stderr.
 DebeziumComparison compare_with_debezium(BenchContext& context,
                                          const harness::KafkaCluster& cluster);
 

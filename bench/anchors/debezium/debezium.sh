@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Debezium for the benchmark's side-by-side comparison (outbox-bench --debezium): Kafka Connect
-# in standalone mode with Debezium's MariaDB connector and Outbox Event Router, resolved by Maven
-# from bench/anchors/debezium/pom.xml into .local/ (reused when present). Benchmark tooling
-# only: nothing of it ships.
+# in standalone mode with Debezium's MariaDB connector (its MySQL connector on a MySQL server)
+# and Outbox Event Router, resolved by Maven from bench/anchors/debezium/pom.xml into .local/
+# (reused when present). Benchmark tooling only: nothing of it ships.
 #
 #   debezium.sh fetch                        resolve the pinned worker and plugin (prints its time)
 #   debezium.sh connect WORKER CONNECTOR     exec a Connect standalone worker: what Kafka's
@@ -39,7 +39,8 @@ copy_profile() {
 # One comparison runs at a time (scripts/test.sh fetches before its tests start), so unlike the
 # broker's fetch this one takes no lock.
 fetch() {
-  [[ -f $cache/complete ]] && return 0
+  # complete-2: the cache holds both connectors (a cache made before MySQL's is fetched again).
+  [[ -f $cache/complete-2 ]] && return 0
   command -v mvn >/dev/null || die "mvn not found (install maven and OpenJDK 17)"
   local started=$SECONDS
   echo "==> fetching Kafka Connect $connect_version and Debezium $debezium_version with Maven into $cache" >&2
@@ -49,7 +50,8 @@ fetch() {
   # The plugin directory holds the connector and its own dependencies; the worker provides
   # the Kafka jars (Connect loads org.apache.kafka classes from the worker in any case).
   copy_profile plugin "$cache/plugins/debezium-connector-mariadb" -DexcludeGroupIds=org.apache.kafka
-  touch "$cache/complete"
+  copy_profile plugin-mysql "$cache/plugins/debezium-connector-mysql" -DexcludeGroupIds=org.apache.kafka
+  touch "$cache/complete-2"
   echo "==> Debezium fetched in $((SECONDS - started)) s" >&2
 }
 
