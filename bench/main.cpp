@@ -66,7 +66,7 @@ std::string environment(outbox::test::TestDatabase& db, const std::string& broke
   utsname host{};
   uname(&host);
   return "Machine: " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores, " + memory + ", " +
-         host.sysname + " " + host.release + ". " + (db.on_mysql() ? "MySQL " : "MariaDB ") +
+         host.sysname + " " + host.release + ". " + db.server_name() + " " +
          db.scalar("SELECT VERSION()") + ", librdkafka " + rd_kafka_version_str() + ", " + broker +
          ".\n";
 }

@@ -59,8 +59,8 @@ void write_report(const SuiteResults& r, const BenchContext& context,
      << "| R / min(L_db, L_k) | " << ratio(rate, std::min(l_db, l_k)) << " | |\n"
      << "| R / serial bound | " << ratio(rate, serial_bound(l_db, l_k)) << " | |\n"
      << "| relay CPU, % of one core | " << format_figure(r.drain_relay_cpu) << " | |\n"
-     << "| database server CPU (" << (context.db.on_mysql() ? "MySQL" : "MariaDB")
-     << "), % of one core | " << format_figure(r.drain_db_cpu) << " | |\n"
+     << "| database server CPU (" << context.db.server_name() << "), % of one core | "
+     << format_figure(r.drain_db_cpu) << " | |\n"
      << "| duplicates (kcat: deliveries − distinct ids, all runs) | " << r.drain_duplicates
      << " | 0: " << verdict(r.drain_duplicates == 0) << " |\n";
   write_ordered_drain(md, r.ordered, context.sizes.runs);

@@ -282,7 +282,7 @@ DebeziumComparison compare_with_debezium(BenchContext& context,
   const auto started = Clock::now();
   DebeziumComparison result;
   result.versions = debezium_versions();
-  result.server = context.db.on_mysql() ? "MySQL" : "MariaDB";
+  result.server = context.db.server_name();
   result.catchup_events = context.sizes.catchup_events;
   const auto [flush_log_at_trx_commit, sync_binlog] = durability(context.session);
   Comparison comparison(context, cluster);

@@ -49,6 +49,10 @@ bool TestDatabase::on_mysql() const {
   return scalar("SELECT VERSION() NOT LIKE '%MariaDB%'") == "1";
 }
 
+std::string TestDatabase::server_name() const {
+  return on_mysql() ? "MySQL" : "MariaDB";
+}
+
 std::string TestDatabase::duplicate_key(const std::string& table, const std::string& key) const {
   return on_mysql() ? "'" + table + "." + key + "'" : "'" + key + "'";
 }

@@ -28,6 +28,8 @@ class TestDatabase {
   // Whether the server is MySQL rather than MariaDB (VERSION() says "MariaDB" on MariaDB): for
   // the few answers that differ between them, e.g. MySQL's normalised JSON.
   bool on_mysql() const;
+  // "MySQL" or "MariaDB", for reports and messages.
+  std::string server_name() const;
   // How error 1062 names `key` of `table` on this server: 'table.key' on MySQL, 'key' on
   // MariaDB, quotes included.
   std::string duplicate_key(const std::string& table, const std::string& key) const;
