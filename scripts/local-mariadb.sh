@@ -5,7 +5,8 @@
 #   local-mariadb.sh stop DIR
 # OUTBOX_DB_PORT=P (or OUTBOX_MARIADB_PORT) starts it on port P (a restart that keeps its
 # clients' address); OUTBOX_DB_BUFFER_POOL (or OUTBOX_MARIADB_BUFFER_POOL) sizes the buffer pool
-# (default 512M). The OUTBOX_DB_ names are scripts/local-mysql.sh's too.
+# (default 512M); OUTBOX_DB_TLS_DIR chooses its TLS (tls_server_args in lib/local-server.sh).
+# The OUTBOX_DB_ names are scripts/local-mysql.sh's too.
 # The binary log is on (ROW: what a CDC reader such as Debezium needs, and what durable
 # production servers pay for); files older than two hours go at each rotation (every 256 MiB),
 # since a benchmark run writes gigabytes of it and nothing here reads it later (a long-lived
@@ -43,7 +44,8 @@ mariadbd --no-defaults --datadir="$data" --user="$(id -un)" --socket="$socket" \
   --log-error="$dir/error.log" --innodb-buffer-pool-size="${OUTBOX_DB_BUFFER_POOL:-${OUTBOX_MARIADB_BUFFER_POOL:-512M}}" \
   --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \
   --log-bin="$dir/binlog" --binlog-format=ROW --server-id=1 \
-  --max-binlog-size=256M --binlog-expire-logs-seconds=7200 >>"$dir/error.log" 2>&1 &
+  --max-binlog-size=256M --binlog-expire-logs-seconds=7200 $(tls_server_args mariadb) \
+  >>"$dir/error.log" 2>&1 &
 
 wait_until_answers MariaDB "$dir/error.log" mariadb --no-defaults --socket="$socket" -uroot
 

@@ -6,7 +6,8 @@
 #   local-mysql.sh stop DIR
 #   local-mysql.sh fetch       only make the server's private root (below), if missing
 # OUTBOX_DB_PORT=P starts it on port P (a restart that keeps its clients' address);
-# OUTBOX_DB_BUFFER_POOL sizes the buffer pool (default 512M). The names are local-mariadb.sh's.
+# OUTBOX_DB_BUFFER_POOL sizes the buffer pool (default 512M); OUTBOX_DB_TLS_DIR chooses its TLS
+# (tls_server_args in lib/local-server.sh). The names are local-mariadb.sh's.
 #
 # Where MySQL comes from: Debian bookworm has no MySQL server (only MariaDB). Debian's
 # archive serves mysql-server-core 9.7 (the MySQL LTS line) in its `sid` suite; 8.0 and 8.4
@@ -119,7 +120,7 @@ mysqld_in_root --user="$(id -un)" --datadir="$data" --socket="$socket" \
   --innodb-buffer-pool-size="${OUTBOX_DB_BUFFER_POOL:-512M}" \
   --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \
   --log-bin="$dir/binlog" --sync-binlog=0 --server-id=1 --max-binlog-size=256M \
-  --binlog-expire-logs-seconds=7200 >>"$dir/error.log" 2>&1 &
+  --binlog-expire-logs-seconds=7200 $(tls_server_args mysql) >>"$dir/error.log" 2>&1 &
 
 client=(mariadb --no-defaults --socket="$socket" -uroot)
 wait_until_answers MySQL "$dir/error.log" "${client[@]}"

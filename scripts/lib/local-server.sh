@@ -55,3 +55,21 @@ export OUTBOX_MYSQL_PID_FILE=$4
 export OUTBOX_DB_SERVER=$5
 ENV
 }
+
+# tls_server_args KIND: the server's TLS options from OUTBOX_DB_TLS_DIR (KIND mariadb or mysql).
+#   unset  the server's own default (MariaDB 10.11: no TLS; MySQL: TLS with the certificate it
+#          made itself at --initialize)
+#   DIR    TLS with DIR's certificates (scripts/make-test-certs.sh) and require_secure_transport
+#          ON: a TCP client without TLS is refused (the socket counts as secure on both servers)
+#   none   no TLS at all (MySQL: an empty tls_version), for the tests of a client that requires it
+tls_server_args() {
+  local kind=$1 tls=${OUTBOX_DB_TLS_DIR:-}
+  if [[ -z $tls ]]; then
+    return 0
+  elif [[ $tls == none ]]; then
+    if [[ $kind == mysql ]]; then echo "--tls-version="; fi
+  else
+    echo "--ssl-ca=$tls/ca.pem --ssl-cert=$tls/server-cert.pem --ssl-key=$tls/server-key.pem" \
+      "--require-secure-transport=ON"
+  fi
+}

@@ -166,7 +166,8 @@ EventConsumer::Readiness EventConsumer::wait_for_database(const std::stop_token&
       try {
         const SchemaCheck check = check_consumed_event_schema(*session_);
         if (check.state == SchemaState::kReady) {
-          spdlog::info("mysql {} ready: {}", options_.mysql.describe(), check.message);
+          spdlog::info("mysql {} ready, {}: {}", options_.mysql.describe(), session_->tls(),
+                       check.message);
           return Readiness::kReady;
         }
         if (check.state == SchemaState::kWrong) {

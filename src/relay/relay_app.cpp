@@ -63,7 +63,8 @@ Readiness wait_for_database(const RelayConfig& config, const std::string& config
     if (session) {
       const CheckResult check = check_database(*session.value(), expected);
       if (check.verdict == CheckVerdict::kOk) {
-        spdlog::info("mysql {} ready: {}", config.mysql.describe(), check.message);
+        spdlog::info("mysql {} ready, {}: {}", config.mysql.describe(), session.value()->tls(),
+                     check.message);
         health.set_problem(HealthBoard::kStartUp, "");
         return Readiness::kReady;
       }
@@ -228,7 +229,8 @@ int check_relay_database(const RelayConfig& config) {
   const CheckResult check = check_database(*session.value(), expected);
   switch (check.verdict) {
     case CheckVerdict::kOk:
-      std::cout << "mysql " << config.mysql.describe() << " ready: " << check.message << "\n";
+      std::cout << "mysql " << config.mysql.describe() << " ready, " << session.value()->tls()
+                << ": " << check.message << "\n";
       return 0;
     case CheckVerdict::kFatal:
       std::cerr << "mysql " << config.mysql.describe() << " refused: " << check.message << "\n";

@@ -114,6 +114,11 @@ TEST_CASE("the relay reads its config from the ConfigMap and its password from a
   const YAML::Node secret = document_of_kind(manifest.documents, "Secret");
   CHECK(secret["metadata"]["name"].as<std::string>() == secret_name);
   CHECK(secret["stringData"][password_file.substr(password_file.rfind('/') + 1)].IsDefined());
+  // The server is remote: its certificate is checked against a CA from the same Secret.
+  CHECK(mysql["tls"]["mode"].as<std::string>() == "verify_identity");
+  const std::string ca_file = mysql["tls"]["ca_file"].as<std::string>();
+  CHECK(manifest.volume_holding(ca_file)["secret"]["secretName"].as<std::string>() == secret_name);
+  CHECK(secret["stringData"][ca_file.substr(ca_file.rfind('/') + 1)].IsDefined());
   CHECK(manifest.relay["env"].IsSequence());  // POD_NAME, for relay.instance_id
   for (const YAML::Node& variable : manifest.relay["env"]) {
     CHECK_FALSE(variable["value"].IsDefined());  // nothing secret (or not) inline
@@ -125,6 +130,8 @@ TEST_CASE("the relay reads its config from the ConfigMap and its password from a
   const std::string mounted = dir.write("mysql-password", "secret\n");
   std::string local_yaml = relay_yaml;
   local_yaml.replace(local_yaml.find(password_file), password_file.size(), mounted);
+  const std::string mounted_ca = dir.write("mysql-ca.pem", "-----BEGIN CERTIFICATE-----\n");
+  local_yaml.replace(local_yaml.find(ca_file), ca_file.size(), mounted_ca);
   const auto loaded =
       outbox::test::load_relay_config_text(local_yaml, {{"POD_NAME", "orders-service-abc12"}});
   INFO(loaded.errors);

@@ -100,7 +100,7 @@ TEST_CASE("check-db names the server it found, and why it would wait or refuse",
   const auto ready = run_command({outbox::test::relay_binary(), "--check-db", file});
   INFO(ready.out << ready.err);
   CHECK(ready.status == 0);
-  CHECK(ready.out.find(" ready: MySQL " + db.scalar("SELECT VERSION()") +
+  CHECK(ready.out.find(" ready, no TLS (mode disabled): MySQL " + db.scalar("SELECT VERSION()") +
                        ", binlog ROW, table "
                        "outbox_event") != std::string::npos);
   // MySQL's JSON payload is sent as its normalised text, and the line says so; MariaDB's JSON is

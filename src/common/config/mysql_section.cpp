@@ -16,6 +16,55 @@ using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
+// mysql.tls: what can be known without connecting is checked here, so --check-config names the
+// key (a file that cannot be read, a mode that needs a CA without one); what needs the server
+// (a CA that did not sign its certificate, a host name it does not name) fails at connection.
+MysqlTls read_tls_section(YamlSection section) {
+  MysqlTls tls;
+  if (std::optional<std::string> word = section.optional_string("mode")) {
+    tls.mode = parse_tls_mode(*word);
+    if (!tls.mode) {
+      section.problem("mode", "'" + *word +
+                                  "' is not a TLS mode: disabled, preferred, required, verify_ca "
+                                  "or verify_identity");
+    }
+  }
+  const auto readable_file = [&section](const std::string& key) -> std::string {
+    std::string path = section.string(key, "");
+    if (path.empty()) return path;
+    if (Outcome<std::string> read = read_secret_file(path); !read) {
+      section.problem(key, read.error().message);
+    }
+    return path;
+  };
+  tls.ca_file = readable_file("ca_file");
+  tls.cert_file = readable_file("cert_file");
+  tls.key_file = readable_file("key_file");
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    section.problem(tls.cert_file.empty() ? "cert_file" : "key_file",
+                    "a client certificate needs both mysql.tls.cert_file and mysql.tls.key_file");
+  }
+  if (!tls.key_file.empty()) {
+    if (const std::string exposed = secret_file_exposure(tls.key_file); !exposed.empty()) {
+      section.warning("key_file", exposed);
+    }
+  }
+  if (tls.mode == TlsMode::disabled &&
+      !(tls.ca_file.empty() && tls.cert_file.empty() && tls.key_file.empty())) {
+    section.problem("mode",
+                    "is disabled, yet a TLS file is set (ca_file, cert_file or "
+                    "key_file): remove the files or choose another mode");
+  }
+  if ((tls.mode == TlsMode::verify_ca || tls.mode == TlsMode::verify_identity) &&
+      tls.ca_file.empty()) {
+    section.problem("mode", std::string(tls_mode_name(*tls.mode)) +
+                                " checks the server's certificate against mysql.tls.ca_file, "
+                                "which is not set");
+  }
+  section.reject_unknown_keys();
+  return tls;
+}
+
 }  // namespace
 
 MysqlEndpoint read_mysql_section(YamlSection section) {
@@ -46,6 +95,7 @@ MysqlEndpoint read_mysql_section(YamlSection section) {
   mysql.connect_timeout =
       section.duration("connect_timeout", mysql.connect_timeout, seconds(1), minutes(5));
   mysql.read_timeout = section.duration("read_timeout", mysql.read_timeout, seconds(1), hours(1));
+  mysql.tls = read_tls_section(section.section("tls"));
   section.reject_unknown_keys();
   return mysql;
 }
@@ -64,6 +114,14 @@ void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out, const st
   if (!table.empty()) out << YAML::Key << "table" << YAML::Value << table;
   out << YAML::Key << "connect_timeout" << YAML::Value << format_duration(mysql.connect_timeout);
   out << YAML::Key << "read_timeout" << YAML::Value << format_duration(mysql.read_timeout);
+  out << YAML::Key << "tls" << YAML::Value << YAML::BeginMap;
+  const TlsMode mode = effective_tls_mode(mysql.tls, mysql.host, mysql.socket);
+  out << YAML::Key << "mode" << YAML::Value << tls_mode_name(mode);
+  if (!mysql.tls.mode) out << YAML::Comment("the default for this host");
+  out << YAML::Key << "ca_file" << YAML::Value << mysql.tls.ca_file;
+  out << YAML::Key << "cert_file" << YAML::Value << mysql.tls.cert_file;
+  out << YAML::Key << "key_file" << YAML::Value << mysql.tls.key_file;
+  out << YAML::EndMap;
   out << YAML::EndMap;
 }
 

@@ -8,7 +8,7 @@
 namespace outbox {
 
 // Reads a `mysql:` section (host, port, socket, user, password | password_file, database,
-// connect_timeout, read_timeout), shared by every program configured by YAML. A password_file
+// connect_timeout, read_timeout, tls), shared by every program configured by YAML. A password_file
 // that other users can read is a warning; the file is read again at every connection.
 MysqlEndpoint read_mysql_section(YamlSection section);
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "config/duration.hpp"
+#include "mysql/mysql_tls.hpp"
 
 namespace outbox {
 
@@ -23,6 +24,7 @@ struct MysqlEndpoint {
   // Bounds every statement's wait for the server, so a hung server cannot hold a worker
   // (or a drain) forever.
   Micros read_timeout = std::chrono::seconds(30);
+  MysqlTls tls;
 
   // "user@host:port/database" for log lines.
   std::string describe() const;

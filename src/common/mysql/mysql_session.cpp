@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "mysql/mysql_error.hpp"
+#include "mysql/server_greeting.hpp"
 #include "secret_file.hpp"
 
 namespace outbox {
@@ -29,6 +30,45 @@ MysqlThreadScope::~MysqlThreadScope() {
 
 MysqlSession::MysqlSession(std::unique_ptr<sql::Connection> connection)
     : connection_(std::move(connection)) {}
+
+namespace {
+
+// "mysql.tls (mode verify_ca, ca_file /etc/x/ca.pem)": names the keys an error is about.
+std::string tls_keys(const MysqlTls& tls, TlsMode mode) {
+  std::string keys = std::string("mysql.tls (mode ") + tls_mode_name(mode);
+  if (!tls.ca_file.empty()) keys += ", ca_file " + tls.ca_file;
+  if (!tls.cert_file.empty()) keys += ", cert_file " + tls.cert_file;
+  return keys + ")";
+}
+
+// Adds the connector's TLS options for the mode. Connector/C++ 1.1 over libmariadb: any of
+// sslCA/sslCert/sslKey or sslEnforce turns TLS on; sslVerify checks the host name against the
+// certificate; a CA makes the chain checked (a certificate it did not sign is refused).
+void add_tls_options(const MysqlTls& tls, TlsMode mode, sql::ConnectOptionsMap& options) {
+  if (mode == TlsMode::disabled) return;
+  options["sslEnforce"] = true;
+  if (!tls.ca_file.empty()) options["sslCA"] = sql::SQLString(tls.ca_file);
+  if (!tls.cert_file.empty()) options["sslCert"] = sql::SQLString(tls.cert_file);
+  if (!tls.key_file.empty()) options["sslKey"] = sql::SQLString(tls.key_file);
+  if (mode == TlsMode::verify_identity) options["sslVerify"] = true;
+}
+
+// "TLSv1.3 TLS_AES_256_GCM_SHA384", or "" when the session is not encrypted.
+std::string session_cipher(MysqlSession& session) {
+  std::unique_ptr<sql::Statement> statement(session.connection().createStatement());
+  std::unique_ptr<sql::ResultSet> rows(statement->executeQuery(
+      "SHOW SESSION STATUS WHERE Variable_name = 'Ssl_version' OR Variable_name = 'Ssl_cipher'"));
+  std::string version;
+  std::string cipher;
+  while (rows->next()) {
+    const std::string name = rows->getString(1);
+    (name == "Ssl_version" ? version : cipher) = rows->getString(2);
+  }
+  if (cipher.empty()) return "";
+  return version + " " + cipher;
+}
+
+}  // namespace
 
 Outcome<std::unique_ptr<MysqlSession>> MysqlSession::open(const MysqlEndpoint& endpoint,
                                                           const SessionSettings& settings) {
@@ -56,10 +96,50 @@ Outcome<std::unique_ptr<MysqlSession>> MysqlSession::open(const MysqlEndpoint& e
   options["OPT_WRITE_TIMEOUT"] = seconds(endpoint.read_timeout);
   options["OPT_RECONNECT"] = false;
   options["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+  const TlsMode mode = effective_tls_mode(endpoint.tls, endpoint.host, endpoint.socket);
+  if (tls_mode_requires(mode)) {
+    // Before any credential goes out: a server that offers no TLS would get the login in
+    // cleartext (server_greeting.hpp says why the connector cannot be trusted with this).
+    Outcome<bool> offered =
+        server_offers_tls(endpoint.host, endpoint.port, endpoint.socket, endpoint.connect_timeout);
+    if (!offered) {
+      return Error{"cannot connect to MySQL " + endpoint.describe() + ": " +
+                   offered.error().message};
+    }
+    if (!offered.value()) {
+      return Error{"cannot connect to MySQL " + endpoint.describe() + ": " +
+                   tls_keys(endpoint.tls, mode) +
+                   " requires TLS and the server offers none; nothing was sent to it (enable "
+                   "TLS on the server, or set mysql.tls.mode: preferred or disabled)"};
+    }
+  }
+  add_tls_options(endpoint.tls, mode, options);
   try {
-    std::unique_ptr<sql::Connection> connection(
-        sql::mysql::get_mysql_driver_instance()->connect(options));
+    std::unique_ptr<sql::Connection> connection;
+    try {
+      connection.reset(sql::mysql::get_mysql_driver_instance()->connect(options));
+    } catch (const sql::SQLException& e) {
+      // 2026: the TLS handshake failed (a CA that did not sign the server's certificate, a host
+      // name the certificate does not name, an unreadable file).
+      if (e.getErrorCode() == 2026) {
+        return Error{"cannot connect to MySQL " + endpoint.describe() + ": " +
+                     tls_keys(endpoint.tls, mode) + ": " + describe_sql_error(e)};
+      }
+      throw;
+    }
     std::unique_ptr<MysqlSession> session(new MysqlSession(std::move(connection)));
+    if (mode == TlsMode::disabled) {
+      session->tls_ = "no TLS (mode disabled)";
+    } else {
+      const std::string cipher = session_cipher(*session);
+      if (cipher.empty() && tls_mode_requires(mode)) {
+        return Error{"cannot connect to MySQL " + endpoint.describe() + ": " +
+                     tls_keys(endpoint.tls, mode) +
+                     " requires TLS and the session was opened without it; closed"};
+      }
+      session->tls_ =
+          (cipher.empty() ? std::string("no TLS") : cipher) + " (mode " + tls_mode_name(mode) + ")";
+    }
     session->execute("SET SESSION time_zone = '+00:00'");
     if (settings.read_committed) {
       session->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");

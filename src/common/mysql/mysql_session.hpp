@@ -67,11 +67,15 @@ class MysqlSession {
   void rollback_quietly() noexcept;
 
   sql::Connection& connection() { return *connection_; }
+  // What protects the session, for start-up lines: "TLSv1.3 TLS_AES_256_GCM_SHA384 (mode
+  // verify_identity)" or "no TLS (mode disabled)".
+  const std::string& tls() const { return tls_; }
 
  private:
   explicit MysqlSession(std::unique_ptr<sql::Connection> connection);
 
   std::unique_ptr<sql::Connection> connection_;
+  std::string tls_;
   std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements_;
 };
 
