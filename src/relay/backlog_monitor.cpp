@@ -83,7 +83,8 @@ void BacklogMonitor::run(const std::stop_token& stop) {
       if (opened) {
         session = std::move(opened).value();
       } else {
-        problem = "mysql: " + opened.error().message;
+        spdlog::warn("backlog monitor: {}", opened.error().message);
+        problem = "mysql: cannot open a session (details in the log)";
       }
     }
     if (session) {
@@ -95,8 +96,8 @@ void BacklogMonitor::run(const std::stop_token& stop) {
         spdlog::warn("backlog query failed: {}", describe_sql_error(e));
         if (needs_new_session(e.getErrorCode())) {
           session.reset();
-          problem = session_condition(e.getErrorCode()) +
-                    ": backlog query failed: " + describe_sql_error(e);
+          // The server's words can name its host (the warning above has them); /readyz not.
+          problem = session_condition(e.getErrorCode()) + ": backlog query failed";
         }
       }
     }

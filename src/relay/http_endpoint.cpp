@@ -1,6 +1,8 @@
 #include "http_endpoint.hpp"
 
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -135,6 +137,12 @@ Outcome<std::unique_ptr<HttpEndpoint>> HttpEndpoint::start(const std::string& li
     if (fd < 0) continue;
     const int on = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    // Probes first: the kernel hands over a connection once its first bytes arrived (or after
+    // about this many seconds of silence), so a probe comes with its request and is answered
+    // at accept, and a flood of connections that say nothing does not reach the table of 64
+    // where it would evict a probe waiting for its request (Linux's TCP_DEFER_ACCEPT).
+    const int defer_seconds = 2;
+    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_seconds, sizeof(defer_seconds));
     if (bind(fd, candidate->ai_addr, candidate->ai_addrlen) == 0 && ::listen(fd, 128) == 0) {
       endpoint->listen_fd_ = fd;
       break;
@@ -218,17 +226,27 @@ void HttpEndpoint::Loop::accept_all(int listen_fd) {
     const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN: none left (or a transient error: poll tells again)
     if (connections.size() >= limits.max_connections) {
-      // The oldest connection goes: a legitimate one is answered within milliseconds, so the
-      // oldest is the one most likely holding a slot without asking anything.
-      const auto oldest = std::min_element(
-          connections.begin(), connections.end(),
-          [](const auto& a, const auto& b) { return a.second.accepted < b.second.accepted; });
+      // The oldest connection that has not been answered goes: a legitimate one is answered
+      // within milliseconds, so the oldest is the one most likely holding a slot without
+      // asking anything. One being answered (or lingering after its answer) goes last: closing
+      // it could destroy an answer the client has not read yet.
+      const auto evict_first = [](const auto& a, const auto& b) {
+        const bool a_reading = a.second.phase == Connection::Phase::kReading;
+        const bool b_reading = b.second.phase == Connection::Phase::kReading;
+        if (a_reading != b_reading) return a_reading;
+        return a.second.accepted < b.second.accepted;
+      };
+      const auto oldest = std::min_element(connections.begin(), connections.end(), evict_first);
       close_connection(oldest->first);
     }
     Connection connection;
     connection.accepted = steady_clock::now();
     connection.deadline = connection.accepted + limits.header_timeout;
-    connections.emplace(fd, std::move(connection));
+    auto& accepted = connections.emplace(fd, std::move(connection)).first->second;
+    // A probe sends its request as it connects: read (and answer) it now, before the next
+    // accept can evict it. A flood of new connections then cannot push a kubelet's probe
+    // out; it only evicts connections that sent nothing answerable yet.
+    read_from(fd, accepted);
   }
 }
 

@@ -112,7 +112,9 @@ Outcome<T> MysqlClaimStore::in_transaction(const char* what, Body&& body) {
   } catch (const sql::SQLException& e) {
     std::string error = std::string(what) + " failed: " + describe_sql_error(e);
     if (needs_new_session(e.getErrorCode())) {
-      session_problem_ = session_condition(e.getErrorCode()) + ": " + error;
+      // For /readyz: the condition and the step, not the server's words (the returned error,
+      // which the worker logs, has them).
+      session_problem_ = session_condition(e.getErrorCode()) + ": " + what + " failed";
     }
     return Error{std::move(error)};
   } catch (const ClaimInconsistency& e) {

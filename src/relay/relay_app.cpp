@@ -58,6 +58,9 @@ Readiness wait_for_database(const RelayConfig& config, const std::string& config
   while (!stop.stop_requested()) {
     health.tick(HealthBoard::kStartUp);
     std::string problem;
+    // What /readyz may say: an unauthenticated client learns why the relay waits, not the
+    // host, port, user or database it tried (those go to the log, with the server's words).
+    std::string public_problem;
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, SessionSettings{});
     if (session) {
@@ -73,12 +76,14 @@ Readiness wait_for_database(const RelayConfig& config, const std::string& config
         return Readiness::kFatal;
       }
       problem = check.message;
+      public_problem = check.message;  // about the schema: tables and columns
     } else {
       problem = session.error().message;
+      public_problem = "cannot connect (details in the log)";
     }
     const Micros pause = backoff.next();
     spdlog::warn("waiting for MySQL: {}; retrying in {}", problem, format_pause(pause));
-    health.set_problem(HealthBoard::kStartUp, "waiting for MySQL: " + problem);
+    health.set_problem(HealthBoard::kStartUp, "waiting for MySQL: " + public_problem);
     systemd::notify_status("waiting for MySQL: " + problem);
     sleep_unless_stopped(stop, pause);
   }
@@ -100,7 +105,8 @@ Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher, 
     const Micros pause = backoff.next();
     spdlog::warn("waiting for Kafka {}: {}; retrying in {}", config.kafka.bootstrap_servers,
                  probed.error().message, format_pause(pause));
-    health.set_problem(HealthBoard::kStartUp, "waiting for Kafka: " + probed.error().message);
+    // The probe's error names brokers: the log has it, /readyz does not.
+    health.set_problem(HealthBoard::kStartUp, "waiting for Kafka (details in the log)");
     systemd::notify_status("waiting for Kafka: " + probed.error().message);
     sleep_unless_stopped(stop, pause);
   }

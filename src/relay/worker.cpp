@@ -45,7 +45,8 @@ bool Worker::ensure_store() {
   if (!opened) {
     ++stats_.db_errors;
     spdlog::warn("worker {}: {}", settings_.index, opened.error().message);
-    health_.set_problem(settings_.index, "mysql: " + opened.error().message);
+    // The message names the server and the account: the log line above has it, /readyz not.
+    health_.set_problem(settings_.index, "mysql: cannot open a session (details in the log)");
     return false;
   }
   store_ = std::move(opened).value();

@@ -344,3 +344,30 @@ TEST_CASE("log.format json writes one JSON object per line", "[operations][logs]
   CHECK(parsed > 10);
   CHECK(saw_event);
 }
+
+TEST_CASE("/readyz tells an unauthenticated client why, never where or as whom",
+          "[operations][health]") {
+  // An account the server refuses: its error names the user and the client's host. /readyz
+  // answers anyone who can reach the port; the log is the operator's.
+  TestDatabase db;
+  TestBroker broker(3, 8, {"outbox.order"});
+  RelayTestConfig settings;
+  settings.mysql_user = "zebra_unknown_user";
+  settings.mysql_password = "zebra-wrong-password";
+  settings.backoff_max = "500ms";
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  const int port = relay.metrics_port();
+  REQUIRE(eventually([&] { return logged(relay, "Access denied for user 'zebra_unknown_user'"); }));
+  const outbox::test::HttpAnswer ready = http_get(port, "/readyz");
+  INFO(ready.body);
+  CHECK(ready.status == 503);
+  CHECK(ready.body ==
+        "starting: waiting for MySQL: cannot connect (details in the log) (start-up)\n");
+  for (const std::string& secret : {std::string("zebra"), db.name(),
+                                    std::to_string(db.endpoint().port), std::string("127.0.0.1")}) {
+    CHECK(ready.body.find(secret) == std::string::npos);
+    CHECK(http_get(port, "/healthz").body.find(secret) == std::string::npos);
+  }
+  CHECK(logged(relay, "zebra_unknown_user@127.0.0.1:" + std::to_string(db.endpoint().port) + "/" +
+                          db.name()));
+}

@@ -10,10 +10,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <deque>
 #include <iostream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "http_endpoint.hpp"
@@ -147,6 +150,64 @@ TEST_CASE("the probes answer within 1 s while hostile clients hold 300 connectio
   }
   CHECK(big_header.read_until_closed(2000ms).rfind("HTTP/1.1 431 ", 0) == 0);
   CHECK(huge_body.read_until_closed(2000ms).rfind("HTTP/1.1 413 ", 0) == 0);
+}
+
+TEST_CASE("a flood of new connections does not push the probes out", "[http]") {
+  // Up to 64 connections are kept; each new one beyond evicts one. A flood that keeps
+  // connecting (and says nothing) must evict its own connections, never a probe that has
+  // already sent its request.
+  auto started = HttpEndpoint::start("127.0.0.1:0", handlers());
+  REQUIRE(started);
+  const int port = started.value()->port();
+  std::atomic<bool> flooding{true};
+  std::atomic<int> opened{0};
+  // Raw sockets (Catch's assertions are not for other threads), connecting without waiting.
+  const auto flood_loop = [&] {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+    std::deque<int> held;
+    // Closed with a reset (linger 0): no TIME_WAIT, so the flood leaves the machine's
+    // ephemeral ports to the tests running beside this one.
+    const auto drop = [](int fd) {
+      const linger reset{1, 0};
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+      close(fd);
+    };
+    for (int made = 0; flooding.load() && made < 10000; ++made) {
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      if (fd < 0) continue;
+      connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+      held.push_back(fd);
+      opened.fetch_add(1);
+      if (held.size() > 200) {
+        drop(held.front());
+        held.pop_front();
+      }
+    }
+    for (const int fd : held)
+      drop(fd);
+  };
+  std::thread flood(flood_loop);
+  std::thread flood_too(flood_loop);
+  // The probes start once the flood has filled the table at least three times over.
+  const auto flood_deadline = std::chrono::steady_clock::now() + 30s;
+  while (opened.load() < 200 && std::chrono::steady_clock::now() < flood_deadline)
+    std::this_thread::yield();
+  int answered = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::string answer = get(port, i % 2 == 0 ? "/readyz" : "/healthz", 5000ms);
+    INFO("probe " << i << " after " << opened.load() << " flood connections: " << answer);
+    CHECK(answer.rfind(i % 2 == 0 ? "HTTP/1.1 503 " : "HTTP/1.1 200 ", 0) == 0);
+    if (!answer.empty()) ++answered;
+  }
+  flooding.store(false);
+  flood.join();
+  flood_too.join();
+  std::cout << "[figures] " << answered << " of 40 probes answered beside " << opened.load()
+            << " flood connections\n";
+  CHECK(opened.load() > 64);  // the flood did overflow the endpoint's table
 }
 
 TEST_CASE("a client that trickles its request head is cut off at the header timeout", "[http]") {
