@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "child_process.hpp"
@@ -170,6 +172,11 @@ TEST_CASE("MySQL TLS: each mode against a server that requires secure transport"
     CHECK(ready.status == 0);
     CHECK(contains(ready.out, " ready, TLSv1."));
     CHECK(contains(ready.out, "(mode verify_identity): "));
+    // outboxctl reads the same mysql section (and its tls) from the same file.
+    const auto backlog = outbox::test::run_command(
+        {outbox::test::outboxctl_binary(), "--config", file, "--json", "backlog"});
+    INFO(backlog.out << backlog.err);
+    CHECK(backlog.status == 0);
   }
 }
 
