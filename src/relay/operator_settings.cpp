@@ -74,6 +74,7 @@ OutboxctlSettings read_outboxctl_section(YamlSection section) {
   OutboxctlSettings outboxctl;
   outboxctl.user = section.string("user", "");
   outboxctl.password = section.optional_string("password");
+  if (outboxctl.password) section.warn_if_inline_secret_exposed("password");
   // Only the path: the file belongs to outboxctl and is read when it connects.
   outboxctl.password_file = section.optional_string("password_file");
   if (outboxctl.password && outboxctl.password_file) {

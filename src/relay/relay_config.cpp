@@ -40,6 +40,7 @@ KafkaSettings read_kafka(YamlSection section) {
     }
   }
   kafka.properties = section.string_map("properties");
+  section.warn_if_inline_secrets_exposed("properties", is_secret_kafka_property);
   section.reject_unknown_keys();
   return kafka;
 }

@@ -44,6 +44,7 @@ MysqlEndpoint read_mysql_section(YamlSection section, PasswordFileRead password_
     }
   } else if (password) {
     mysql.password = *password;
+    section.warn_if_inline_secret_exposed("password");
   }
   mysql.connect_timeout =
       section.duration("connect_timeout", mysql.connect_timeout, seconds(1), minutes(5));
