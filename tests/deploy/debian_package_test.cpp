@@ -1,6 +1,6 @@
 // The .deb: built with cpack from this build tree and inspected with dpkg-deb, as an operator
-// would: what it installs where, what it depends on, which file is a conffile, and that the
-// binaries it carries run.
+// would: what it installs where (the config with which mode), what it depends on, which file
+// is a conffile, and that the binaries it carries run.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
