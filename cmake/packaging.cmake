@@ -11,7 +11,12 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/systemd/outbox-purge.service
   ${PROJECT_SOURCE_DIR}/systemd/outbox-purge.timer
   DESTINATION /lib/systemd/system)
-install(FILES ${PROJECT_SOURCE_DIR}/config/relay.yaml DESTINATION /etc/outbox-relay)
+# root:root 0640: the config may hold secrets written inline (the relay warns when one does in a
+# file every user can read). The services never read it there: systemd hands it to them as a
+# credential (LoadCredential=relay.yaml:...), which it reads as root. postinst tightens the
+# 0644 that earlier packages installed.
+install(FILES ${PROJECT_SOURCE_DIR}/config/relay.yaml DESTINATION /etc/outbox-relay
+  PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ)
 
 install(FILES
   ${PROJECT_SOURCE_DIR}/README.md

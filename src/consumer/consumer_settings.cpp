@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kafka/rdkafka_handles.hpp"
 #include "kafka/topic_name.hpp"
 
 namespace outbox::consumer {
@@ -64,6 +65,7 @@ ConsumerKafkaSettings read_kafka(YamlSection& section) {
   if (!has_topics) section.problem("topics", "is required (a list of topic names)");
   kafka.group_id = section.string("group_id", "");
   kafka.properties = section.string_map("properties");
+  section.warn_if_inline_secrets_exposed("properties", is_secret_kafka_property);
   section.reject_unknown_keys();
   return kafka;
 }

@@ -74,6 +74,7 @@ OutboxctlSettings read_outboxctl_section(YamlSection section) {
   OutboxctlSettings outboxctl;
   outboxctl.user = section.string("user", "");
   outboxctl.password = section.optional_string("password");
+  if (outboxctl.password) section.warn_if_inline_secret_exposed("password");
   // Only the path: the file belongs to outboxctl and is read when it connects.
   outboxctl.password_file = section.optional_string("password_file");
   if (outboxctl.password && outboxctl.password_file) {
@@ -109,9 +110,24 @@ void emit_outboxctl_section(const OutboxctlSettings& outboxctl, YAML::Emitter& o
 Outcome<MysqlEndpoint> outboxctl_endpoint(const MysqlEndpoint& mysql,
                                           const OutboxctlSettings& outboxctl) {
   MysqlEndpoint endpoint = mysql;
-  if (outboxctl.user.empty()) return endpoint;
+  if (outboxctl.user.empty()) {
+    if (!mysql.password_file.empty()) {
+      Outcome<std::string> secret = read_secret_file(mysql.password_file);
+      if (!secret) {
+        return Error{"mysql.password_file: " + secret.error().message +
+                     " (outboxctl.user is not set, so outboxctl connects as mysql.user with its "
+                     "password; give outboxctl an account of its own with outboxctl.user and "
+                     "outboxctl.password_file)"};
+      }
+      endpoint.password = std::move(secret).value();
+    }
+    return endpoint;
+  }
   endpoint.user = outboxctl.user;
   endpoint.password = outboxctl.password.value_or("");
+  // Never mysql's file: MysqlSession::open reads the endpoint's password_file at every
+  // connection and would log outboxctl's account in with the relay's password.
+  endpoint.password_file = outboxctl.password_file.value_or("");
   if (outboxctl.password_file) {
     Outcome<std::string> secret = read_secret_file(*outboxctl.password_file);
     if (!secret) return Error{"outboxctl.password_file: " + secret.error().message};

@@ -59,7 +59,8 @@ void emit_retention_section(const RetentionSettings& retention, YAML::Emitter& o
 void emit_outboxctl_section(const OutboxctlSettings& outboxctl, YAML::Emitter& out);
 
 // The account outboxctl connects with: mysql.*, with outboxctl.user and its password when
-// set. Fails when the password file cannot be read.
+// set. Fails when the password file of the account it uses cannot be read; the other
+// account's is never read (mysql's may be left unread by load_outboxctl_config).
 Outcome<MysqlEndpoint> outboxctl_endpoint(const MysqlEndpoint& mysql,
                                           const OutboxctlSettings& outboxctl);
 

@@ -40,6 +40,7 @@ KafkaSettings read_kafka(YamlSection section) {
     }
   }
   kafka.properties = section.string_map("properties");
+  section.warn_if_inline_secrets_exposed("properties", is_secret_kafka_property);
   section.reject_unknown_keys();
   return kafka;
 }
@@ -117,10 +118,9 @@ MetricsSettings read_metrics(YamlSection section) {
   return metrics;
 }
 
-}  // namespace
-
-std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
-                                             ConfigDiagnostics& diagnostics) {
+std::optional<RelayConfig> load_config(const std::string& file, const EnvLookup& env,
+                                       ConfigDiagnostics& diagnostics,
+                                       PasswordFileRead password_file_read) {
   const std::optional<YAML::Node> root_node = load_yaml_file(file, diagnostics);
   if (!root_node) return std::nullopt;
   YamlSection root(*root_node, "", 1, diagnostics, env);
@@ -134,7 +134,7 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   if (const auto problem = identifier_problem(config.outbox_table)) {
     mysql_section.problem("table", *problem);
   }
-  config.mysql = read_mysql_section(mysql_section);
+  config.mysql = read_mysql_section(mysql_section, password_file_read);
   YamlSection kafka_section = root.section("kafka");
   config.kafka = read_kafka(kafka_section);
   YamlSection relay_section = root.section("relay");
@@ -189,6 +189,18 @@ std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvL
   }
   if (!diagnostics.empty()) return std::nullopt;
   return config;
+}
+
+}  // namespace
+
+std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
+                                             ConfigDiagnostics& diagnostics) {
+  return load_config(file, env, diagnostics, PasswordFileRead::kWithTheFile);
+}
+
+std::optional<RelayConfig> load_outboxctl_config(const std::string& file, const EnvLookup& env,
+                                                 ConfigDiagnostics& diagnostics) {
+  return load_config(file, env, diagnostics, PasswordFileRead::kWhenConnecting);
 }
 
 std::string ordering_name(const RelaySettings& relay) {

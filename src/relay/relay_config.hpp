@@ -114,6 +114,13 @@ std::string ordering_name(const RelaySettings& relay);
 std::optional<RelayConfig> load_relay_config(const std::string& file, const EnvLookup& env,
                                              ConfigDiagnostics& diagnostics);
 
+// The same file as outboxctl reads it: every check of load_relay_config, except that
+// mysql.password_file is not read (mysql.password stays empty). outboxctl_endpoint reads it
+// only when outboxctl connects as mysql.user, so a unit that runs outboxctl with an account of
+// its own (outbox-purge.service) is not handed the relay's password.
+std::optional<RelayConfig> load_outboxctl_config(const std::string& file, const EnvLookup& env,
+                                                 ConfigDiagnostics& diagnostics);
+
 // The table and message columns every claim statement is built for.
 claim_sql::Schema claim_schema(const RelayConfig& config);
 

@@ -1,6 +1,6 @@
 // The .deb: built with cpack from this build tree and inspected with dpkg-deb, as an operator
-// would: what it installs where, what it depends on, which file is a conffile, and that the
-// binaries it carries run.
+// would: what it installs where (the config with which mode), what it depends on, which file
+// is a conffile, and that the binaries it carries run.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -72,6 +72,18 @@ TEST_CASE("cpack builds a .deb with the binaries, units, conffile and docs", "[p
     INFO(path);
     CHECK(contents.out.find(std::string(" ") + path + "\n") != std::string::npos);
   }
+  // The config may hold secrets inline: root:root 0640, never readable by every user (the
+  // services get it as a credential). dpkg-deb -c lists "MODE OWNER/GROUP SIZE DATE TIME PATH".
+  const size_t config_at = contents.out.find(" ./etc/outbox-relay/relay.yaml\n");
+  REQUIRE(config_at != std::string::npos);
+  const size_t line_start = contents.out.rfind('\n', config_at) + 1;
+  const std::string config_entry = contents.out.substr(line_start, config_at - line_start);
+  INFO(config_entry);
+  CHECK(config_entry.rfind("-rw-r----- root/root ", 0) == 0);
+  // postinst tightens the 0644 an older package left (and nothing else).
+  const auto postinst = run_command({"dpkg-deb", "-I", deb, "postinst"});
+  CHECK(postinst.out.find("= 644:root:root ]; then\n  chmod 0640 \"$config\"") !=
+        std::string::npos);
   // Test tools stay out of the package.
   CHECK(contents.out.find("outbox-test-broker") == std::string::npos);
   CHECK(contents.out.find("outbox-loadgen") == std::string::npos);

@@ -1,11 +1,16 @@
-// The systemd units as shipped: systemd-analyze verify accepts them without a single warning,
-// the relay's unit is Type=notify and hardened as documented, its stop timeout covers the
-// drain, and the config installed beside it is valid under the environment systemd gives it.
+// The systemd units as shipped: systemd-analyze verify accepts them without a single warning
+// and security scores them 1.1, the relay's unit is Type=notify and hardened as documented,
+// its stop timeout covers the drain, the config installed beside it is valid under the
+// environment and credentials systemd gives it, and the purge needs no relay password.
 #include <catch2/catch.hpp>
+
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "child_process.hpp"
 #include "config/duration.hpp"
@@ -41,6 +46,74 @@ std::string setting(const std::multimap<std::string, std::string>& settings,
   return settings.find(key)->second;
 }
 
+// Every value of a key that may repeat, in file order.
+std::vector<std::string> settings_for(const std::multimap<std::string, std::string>& settings,
+                                      const std::string& key) {
+  std::vector<std::string> values;
+  const auto [first, last] = settings.equal_range(key);
+  for (auto it = first; it != last; ++it)
+    values.push_back(it->second);
+  return values;
+}
+
+// Each key is set once, to exactly that value.
+void check_settings(const std::multimap<std::string, std::string>& unit,
+                    const std::map<std::string, std::string>& expected) {
+  for (const auto& [key, value] : expected) {
+    INFO(key);
+    CHECK(setting(unit, key) == value);
+  }
+}
+
+// `command` as systemd runs a service's Exec lines: CREDENTIALS_DIRECTORY set, nothing else of
+// ours (the sanitizers' settings pass through for the ASan build).
+std::vector<std::string> as_systemd_runs(const std::string& credentials_directory,
+                                         const std::vector<std::string>& command) {
+  std::vector<std::string> line{"env", "-i", "CREDENTIALS_DIRECTORY=" + credentials_directory};
+  for (const char* name : {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"}) {
+    if (const char* value = std::getenv(name)) line.push_back(std::string(name) + "=" + value);
+  }
+  line.insert(line.end(), command.begin(), command.end());
+  return line;
+}
+
+// The sandbox both services run in (issue 28); the test below scores it.
+void check_hardening(const std::multimap<std::string, std::string>& unit) {
+  const std::map<std::string, std::string> expected{
+      {"DynamicUser", "yes"},
+      {"ProtectSystem", "strict"},
+      {"ProtectHome", "yes"},
+      {"PrivateTmp", "yes"},
+      {"PrivateDevices", "yes"},
+      {"DevicePolicy", "closed"},
+      {"PrivateMounts", "yes"},
+      {"PrivateUsers", "yes"},
+      {"ProtectKernelTunables", "yes"},
+      {"ProtectKernelModules", "yes"},
+      {"ProtectKernelLogs", "yes"},
+      {"ProtectClock", "yes"},
+      {"ProtectHostname", "yes"},
+      {"ProtectControlGroups", "yes"},
+      {"ProtectProc", "invisible"},
+      {"ProcSubset", "pid"},
+      {"RestrictNamespaces", "yes"},
+      {"LockPersonality", "yes"},
+      {"MemoryDenyWriteExecute", "yes"},
+      {"RestrictRealtime", "yes"},
+      {"RestrictSUIDSGID", "yes"},
+      {"RemoveIPC", "yes"},
+      {"RestrictAddressFamilies", "AF_INET AF_INET6 AF_UNIX"},
+      {"SystemCallArchitectures", "native"},
+      {"SystemCallErrorNumber", "EPERM"},
+      {"CapabilityBoundingSet", ""},
+      {"NoNewPrivileges", "yes"},
+      {"UMask", "0077"},
+  };
+  check_settings(unit, expected);
+  CHECK(settings_for(unit, "SystemCallFilter") ==
+        std::vector<std::string>{"@system-service", "~@privileged @resources"});
+}
+
 }  // namespace
 
 TEST_CASE("systemd-analyze verify accepts the units without a warning", "[systemd]") {
@@ -59,53 +132,61 @@ TEST_CASE("systemd-analyze verify accepts the units without a warning", "[system
   CHECK(verified.err.empty());
 }
 
+TEST_CASE("systemd-analyze security scores both services 1.1 or better", "[systemd]") {
+  // 3.1 ("OK") for each before issue 28's hardening, 1.1 after. What is left is what they need:
+  // the network (AF_INET, AF_UNIX, no IPAddressDeny=), the host's root directory, and the
+  // read access to /dev/rtc that ProtectClock= grants. --threshold is 10 x the exposure.
+  for (const char* name : {"outbox-relay.service", "outbox-purge.service"}) {
+    INFO(name);
+    const auto scored = run_command({"systemd-analyze", "security", "--offline=true",
+                                     "--threshold=11", "--no-pager", unit_path(name)});
+    INFO(scored.out << scored.err);
+    CHECK(scored.status == 0);
+    CHECK(scored.out.find("Overall exposure level for " + std::string(name) + ": 1.1 OK") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("the relay's unit notifies, watches and is hardened as documented", "[systemd]") {
   const auto unit = settings_of("outbox-relay.service");
   const std::map<std::string, std::string> expected{
       {"Type", "notify"},
       {"NotifyAccess", "main"},
       {"WatchdogSec", "30s"},
-      {"ExecReload", "/bin/kill -HUP $MAINPID"},
       {"RestartPreventExitStatus", "78"},
-      {"LoadCredential", "mysql-password:/etc/outbox-relay/mysql-password"},
-      {"DynamicUser", "yes"},
-      {"ProtectSystem", "strict"},
-      {"ProtectHome", "yes"},
-      {"PrivateTmp", "yes"},
-      {"PrivateDevices", "yes"},
-      {"ProtectKernelTunables", "yes"},
-      {"ProtectKernelModules", "yes"},
-      {"ProtectKernelLogs", "yes"},
-      {"RestrictAddressFamilies", "AF_INET AF_INET6 AF_UNIX"},
-      {"SystemCallFilter", "@system-service"},
-      {"CapabilityBoundingSet", ""},
-      {"NoNewPrivileges", "yes"},
-      {"ExecStart", "/usr/bin/outbox-relay --config /etc/outbox-relay/relay.yaml"},
+      // The config (root:root 0640, unreadable to the dynamic user) as a credential: %d is
+      // the credentials directory.
+      {"ExecStartPre", "/usr/bin/outbox-relay --check-config %d/relay.yaml"},
+      {"ExecStart", "/usr/bin/outbox-relay --config %d/relay.yaml"},
   };
-  for (const auto& [key, value] : expected) {
-    INFO(key);
-    CHECK(setting(unit, key) == value);
-  }
+  check_settings(unit, expected);
+  CHECK(settings_for(unit, "LoadCredential") ==
+        std::vector<std::string>{"relay.yaml:/etc/outbox-relay/relay.yaml",
+                                 "mysql-password:/etc/outbox-relay/mysql-password"});
+  // SIGHUP would re-read the copy made at start, which an edit of the file never changes.
+  CHECK(unit.count("ExecReload") == 0);
+  check_hardening(unit);
 }
 
 TEST_CASE(
     "the installed config is valid with the credentials systemd hands over and the stop "
     "timeout covers its drain",
     "[systemd]") {
+  // LoadCredential='s copies: mode 0400, owned by the service's user. The config itself is
+  // one too: ExecStartPre checks systemd's copy.
   TempDir credentials;
-  credentials.write("mysql-password", "relay-secret\n");
-  credentials.write("outboxctl-password", "admin-secret\n");
   const std::string config_file = outbox::test::source_dir() + "/config/relay.yaml";
-  // As systemd runs ExecStartPre: CREDENTIALS_DIRECTORY set, nothing else of ours (the
-  // sanitizers' settings pass through for the ASan build).
-  std::vector<std::string> command{"env", "-i", "CREDENTIALS_DIRECTORY=" + credentials.path()};
-  for (const char* name : {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"}) {
-    if (const char* value = std::getenv(name)) command.push_back(std::string(name) + "=" + value);
+  const std::string credential =
+      credentials.write("relay.yaml", outbox::test::read_text_file(config_file));
+  for (const std::string& file : {credential, credentials.write("mysql-password", "relay-secret\n"),
+                                  credentials.write("outboxctl-password", "admin-secret\n")}) {
+    REQUIRE(chmod(file.c_str(), 0400) == 0);
   }
-  command.insert(command.end(), {outbox::test::relay_binary(), "--check-config", config_file});
-  const auto check = run_command(command);
+  const auto check = run_command(as_systemd_runs(
+      credentials.path(), {outbox::test::relay_binary(), "--check-config", credential}));
   INFO(check.err);
   CHECK(check.status == 0);
+  CHECK(check.err.empty());  // no warning: no secret in it, and nobody else may read it
 
   const auto loaded = outbox::test::load_relay_config_text(
       outbox::test::read_text_file(config_file), {{"CREDENTIALS_DIRECTORY", credentials.path()}});
@@ -120,6 +201,25 @@ TEST_CASE(
       outbox::parse_duration(setting(settings_of("outbox-relay.service"), "TimeoutStopSec"));
   REQUIRE(stop_timeout);
   CHECK(*stop_timeout > loaded.config->relay.drain_timeout + loaded.config->mysql.read_timeout);
+}
+
+TEST_CASE("a config every user can read that holds a secret is a warning of check-config",
+          "[systemd]") {
+  TempDir dir;
+  const std::string file = dir.write("relay.yaml",
+                                     "mysql:\n  user: relay\n  password: relay-s3cret\n"
+                                     "  database: app\nkafka:\n  bootstrap_servers: k:9092\n");
+  REQUIRE(chmod(file.c_str(), 0644) == 0);
+  const auto exposed = run_command({outbox::test::relay_binary(), "--check-config", file});
+  CHECK(exposed.status == 0);
+  CHECK(exposed.err == "warning: " + file +
+                           ":3: mysql.password: a secret written inline, in a file of mode 0644: "
+                           "readable by every user of the machine (chmod 600 " +
+                           file + ", or 640 with a group of its own)\n");
+  REQUIRE(chmod(file.c_str(), 0640) == 0);
+  const auto kept = run_command({outbox::test::relay_binary(), "--check-config", file});
+  CHECK(kept.status == 0);
+  CHECK(kept.err.empty());
 }
 
 TEST_CASE("the relay's start timeout is extended while it waits, its watchdog fed in time",
@@ -144,15 +244,48 @@ TEST_CASE("the purge timer runs outboxctl purge daily with outboxctl's credentia
   CHECK(setting(timer, "Persistent") == "true");
   const auto service = settings_of("outbox-purge.service");
   CHECK(setting(service, "Type") == "oneshot");
-  CHECK(setting(service, "ExecStart") ==
-        "/usr/bin/outboxctl --config /etc/outbox-relay/relay.yaml purge");
-  const auto credentials = service.equal_range("LoadCredential");
-  std::vector<std::string> loaded;
-  for (auto it = credentials.first; it != credentials.second; ++it)
-    loaded.push_back(it->second);
-  CHECK(loaded == std::vector<std::string>{"mysql-password:/etc/outbox-relay/mysql-password",
-                                           "outboxctl-password:/etc/outbox-relay/"
-                                           "outboxctl-password"});
-  CHECK(setting(service, "DynamicUser") == "yes");
-  CHECK(setting(service, "CapabilityBoundingSet").empty());
+  CHECK(setting(service, "ExecStart") == "/usr/bin/outboxctl --config %d/relay.yaml purge");
+  // The config and outboxctl's password: the relay's is no business of the purge.
+  CHECK(settings_for(service, "LoadCredential") ==
+        std::vector<std::string>{"relay.yaml:/etc/outbox-relay/relay.yaml",
+                                 "outboxctl-password:/etc/outbox-relay/outboxctl-password"});
+  check_hardening(service);
+}
+
+TEST_CASE("outboxctl purge runs under the purge unit's credentials, without the relay's",
+          "[systemd]") {
+  // The unit's credentials: the installed config, with MySQL moved to a port where nothing
+  // listens, and outboxctl's password. outboxctl must get past its config (exit 78 would be a
+  // config error) to the connection, as outbox_admin.
+  TempDir credentials;
+  credentials.write("outboxctl-password", "admin-secret\n");
+  const std::string shipped =
+      outbox::test::read_text_file(outbox::test::source_dir() + "/config/relay.yaml");
+  REQUIRE(shipped.find("  port: 3306\n") != std::string::npos);
+  const std::string config_file = credentials.write(
+      "relay.yaml", outbox::test::replace_all(shipped, "  port: 3306\n", "  port: 1\n"));
+  const auto purge =
+      run_command(as_systemd_runs(credentials.path(), {outbox::test::outboxctl_binary(), "--config",
+                                                       config_file, "purge", "--dry-run"}));
+  INFO(purge.err);
+  CHECK(purge.status == 69);  // MySQL unreachable, the config was fine
+  CHECK(purge.err.find("outbox_admin@127.0.0.1:1/app") != std::string::npos);
+  CHECK(purge.err.find("mysql-password") == std::string::npos);
+
+  // A config without an outboxctl account needs the relay's password, and says which key.
+  const std::string without_account = outbox::test::replace_all(
+      outbox::test::replace_all(shipped, "outboxctl:\n  user: outbox_admin\n", ""),
+      "  password_file: ${CREDENTIALS_DIRECTORY:-/etc/outbox-relay}/outboxctl-password\n", "");
+  REQUIRE(without_account.find("outbox_admin") == std::string::npos);
+  TempDir etc;
+  const std::string bare_file = etc.write("relay.yaml", without_account);
+  const auto refused =
+      run_command(as_systemd_runs(credentials.path(), {outbox::test::outboxctl_binary(), "--config",
+                                                       bare_file, "purge", "--dry-run"}));
+  CHECK(refused.status == 78);
+  CHECK(refused.err == bare_file + ": mysql.password_file: cannot read " + credentials.path() +
+                           "/mysql-password: No such file or directory (outboxctl.user is not "
+                           "set, so outboxctl connects as mysql.user with its password; give "
+                           "outboxctl an account of its own with outboxctl.user and "
+                           "outboxctl.password_file)\n");
 }

@@ -138,3 +138,65 @@ TEST_CASE("print-config shows both sections with the password hidden", "[config]
                      "  password: \"*****\"\n"
                      "  password_file: \"\"\n") != std::string::npos);
 }
+
+namespace {
+
+// A relay config whose mysql section reads its password from `password_file` (lines 1-6).
+std::string config_with_password_file(const std::string& password_file) {
+  return "mysql:\n  user: relay\n  password_file: " + password_file +
+         "\n  database: app\nkafka:\n  bootstrap_servers: localhost:9092\n";
+}
+
+}  // namespace
+
+TEST_CASE("outboxctl with an account of its own never reads the relay's password file",
+          "[config][outboxctl]") {
+  // As outbox-purge.service runs it: outboxctl's credential handed over, the relay's not.
+  outbox::test::TempDir dir;
+  const std::string admin_password = dir.write("outboxctl-password", "admin-secret\n");
+  const std::string relay_password = dir.file("mysql-password");  // absent
+  const std::string file = dir.write(
+      "relay.yaml", config_with_password_file(relay_password) +
+                        "outboxctl:\n  user: admin\n  password_file: " + admin_password + "\n");
+  outbox::ConfigDiagnostics diagnostics(file);
+  const auto config = outbox::load_outboxctl_config(file, outbox::test::env_of({}), diagnostics);
+  INFO(diagnostics.render());
+  REQUIRE(config);
+  CHECK(config->mysql.password.empty());
+  CHECK(config->mysql.password_file == relay_password);
+  const auto endpoint = outbox::outboxctl_endpoint(config->mysql, config->outboxctl);
+  REQUIRE(endpoint);
+  CHECK(endpoint.value().user == "admin");
+  CHECK(endpoint.value().password == "admin-secret");
+  // Read again at every connection, and it must be outboxctl's file, not the relay's.
+  CHECK(endpoint.value().password_file == admin_password);
+
+  // The relay itself still refuses a password file it cannot read.
+  outbox::ConfigDiagnostics relay_diagnostics(file);
+  CHECK_FALSE(outbox::load_relay_config(file, outbox::test::env_of({}), relay_diagnostics));
+  CHECK(relay_diagnostics.render() == file + ":3: mysql.password_file: cannot read " +
+                                          relay_password + ": No such file or directory\n");
+}
+
+TEST_CASE("outboxctl without an account of its own needs the relay's password file and says so",
+          "[config][outboxctl]") {
+  outbox::test::TempDir dir;
+  const std::string relay_password = dir.file("mysql-password");
+  const std::string file = dir.write("relay.yaml", config_with_password_file(relay_password));
+  outbox::ConfigDiagnostics diagnostics(file);
+  const auto config = outbox::load_outboxctl_config(file, outbox::test::env_of({}), diagnostics);
+  REQUIRE(config);
+  const auto missing = outbox::outboxctl_endpoint(config->mysql, config->outboxctl);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message ==
+        "mysql.password_file: cannot read " + relay_password +
+            ": No such file or directory (outboxctl.user is not set, so outboxctl connects as "
+            "mysql.user with its password; give outboxctl an account of its own with "
+            "outboxctl.user and outboxctl.password_file)");
+
+  dir.write("mysql-password", "relay-secret\n");
+  const auto relay_account = outbox::outboxctl_endpoint(config->mysql, config->outboxctl);
+  REQUIRE(relay_account);
+  CHECK(relay_account.value().user == "relay");
+  CHECK(relay_account.value().password == "relay-secret");
+}

@@ -243,6 +243,76 @@ TEST_CASE("a password_file other users can read is a warning, never echoed", "[c
   CHECK(load(yaml).warnings.empty());
 }
 
+TEST_CASE("inline secrets in a config every user can read are warnings naming file, mode and key",
+          "[config]") {
+  // load_relay_config_text's temp file cannot be chmod-ed: this one is written and loaded here.
+  outbox::test::TempDir dir;
+  const std::string yaml =
+      "mysql:\n"                                                // 1
+      "  user: relay\n"                                         // 2
+      "  password: relay-s3cret\n"                              // 3
+      "  database: app\n"                                       // 4
+      "kafka:\n"                                                // 5
+      "  bootstrap_servers: k:9092\n"                           // 6
+      "  properties:\n"                                         // 7
+      "    sasl.username: relay\n"                              // 8
+      "    sasl.password: kafka-s3cret\n"                       // 9
+      "    ssl.key.password: ${OUTBOX_KEY_PASSWORD}\n"          // 10: from the environment
+      "    ssl.keystore.password: ${UNSET:-keystore-s3cret}\n"  // 11: the file's fallback
+      "outboxctl:\n"                                            // 12
+      "  user: admin\n"                                         // 13
+      "  password: admin-s3cret\n";                             // 14
+  const std::string file = dir.write("relay.yaml", yaml);
+  const auto load_warnings = [&] {
+    ConfigDiagnostics diagnostics(file);
+    const auto config = outbox::load_relay_config(
+        file, env_of({{"OUTBOX_KEY_PASSWORD", "key-s3cret"}}), diagnostics);
+    INFO(diagnostics.render());
+    CHECK(config);  // a warning, never an error
+    return diagnostics.render_warnings();
+  };
+
+  REQUIRE(chmod(file.c_str(), 0644) == 0);
+  const std::string exposed =
+      "a secret written inline, in a file of mode 0644: readable by "
+      "every user of the machine (chmod 600 " +
+      file + ", or 640 with a group of its own)\n";
+  const std::string warnings = load_warnings();
+  CHECK(warnings == "warning: " + file + ":3: mysql.password: " + exposed +  //
+                        "warning: " + file + ":9: kafka.properties.sasl.password: " + exposed +
+                        "warning: " + file + ":11: kafka.properties.ssl.keystore.password: " +
+                        exposed + "warning: " + file + ":14: outboxctl.password: " + exposed);
+  CHECK(warnings.find("s3cret") == std::string::npos);
+
+  REQUIRE(chmod(file.c_str(), 0604) == 0);  // other users, not the group: still exposed
+  CHECK(load_warnings().find("mode 0604: readable by every user") != std::string::npos);
+  REQUIRE(chmod(file.c_str(), 0640) == 0);  // the .deb's mode
+  CHECK(load_warnings().empty());
+  REQUIRE(chmod(file.c_str(), 0600) == 0);
+  CHECK(load_warnings().empty());
+}
+
+TEST_CASE("a config every user can read but holding no secret of its own is not a warning",
+          "[config]") {
+  // Secrets from the environment or from files (the shipped relay.yaml's way) are not in it.
+  outbox::test::TempDir dir;
+  const std::string secret = dir.write("password", "s3cret\n");
+  REQUIRE(chmod(secret.c_str(), 0600) == 0);
+  const std::string file = dir.write(
+      "relay.yaml", "mysql:\n  user: relay\n  database: app\n  password_file: " + secret +
+                        "\nkafka:\n  bootstrap_servers: k:9092\n  properties:\n"
+                        "    sasl.password: ${OUTBOX_SASL_PASSWORD}\n"
+                        "    sasl.username: relay\n"
+                        "outboxctl:\n  user: admin\n  password: ${OUTBOX_ADMIN_PASSWORD:-}\n");
+  REQUIRE(chmod(file.c_str(), 0644) == 0);
+  ConfigDiagnostics diagnostics(file);
+  const auto config = outbox::load_relay_config(
+      file, env_of({{"OUTBOX_SASL_PASSWORD", "kafka-s3cret"}}), diagnostics);
+  INFO(diagnostics.render());
+  REQUIRE(config);
+  CHECK(diagnostics.render_warnings().empty());
+}
+
 TEST_CASE("syntax errors and unreadable files are config errors too", "[config]") {
   const Loaded syntax = load("mysql:\n  user: [unclosed\n");
   CHECK(syntax.errors.rfind("relay.yaml:3: YAML syntax error: ", 0) == 0);

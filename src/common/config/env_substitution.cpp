@@ -70,4 +70,14 @@ Outcome<std::string> substitute_env(std::string_view text, const EnvLookup& env)
   return out;
 }
 
+bool holds_written_text(std::string_view text, const EnvLookup& env) {
+  // Every set variable contributes nothing; what is left came from the file.
+  const EnvLookup blanked = [&env](const std::string& name) -> std::optional<std::string> {
+    if (env(name)) return std::string();
+    return std::nullopt;
+  };
+  const Outcome<std::string> own = substitute_env(text, blanked);
+  return own && !own.value().empty();
+}
+
 }  // namespace outbox

@@ -67,7 +67,7 @@ MysqlTls read_tls_section(YamlSection section) {
 
 }  // namespace
 
-MysqlEndpoint read_mysql_section(YamlSection section) {
+MysqlEndpoint read_mysql_section(YamlSection section, PasswordFileRead password_file_read) {
   MysqlEndpoint mysql;
   mysql.host = section.string("host", mysql.host);
   mysql.port = static_cast<int>(section.integer("port", mysql.port, 1, 65535));
@@ -79,18 +79,21 @@ MysqlEndpoint read_mysql_section(YamlSection section) {
   if (password && password_file) {
     section.problem("password_file", "set either mysql.password or mysql.password_file, not both");
   } else if (password_file) {
-    Outcome<std::string> secret = read_secret_file(*password_file);
-    if (secret) {
-      mysql.password = std::move(secret).value();
-      mysql.password_file = *password_file;
-      if (const std::string exposed = secret_file_exposure(*password_file); !exposed.empty()) {
-        section.warning("password_file", exposed);
+    mysql.password_file = *password_file;
+    if (password_file_read == PasswordFileRead::kWithTheFile) {
+      Outcome<std::string> secret = read_secret_file(*password_file);
+      if (secret) {
+        mysql.password = std::move(secret).value();
+      } else {
+        section.problem("password_file", secret.error().message);
       }
-    } else {
-      section.problem("password_file", secret.error().message);
+    }
+    if (const std::string exposed = secret_file_exposure(*password_file); !exposed.empty()) {
+      section.warning("password_file", exposed);
     }
   } else if (password) {
     mysql.password = *password;
+    section.warn_if_inline_secret_exposed("password");
   }
   mysql.connect_timeout =
       section.duration("connect_timeout", mysql.connect_timeout, seconds(1), minutes(5));

@@ -7,10 +7,22 @@
 
 namespace outbox {
 
+// When mysql.password_file is first read.
+enum class PasswordFileRead {
+  // With the rest of the file: a missing or unreadable one is a config error (--check-config
+  // says so before the program connects anywhere). Every daemon.
+  kWithTheFile,
+  // Only when a session opens (MysqlSession::open reads it then anyway): the path is kept, the
+  // password left empty. outboxctl, which connects as mysql.user only when the file names no
+  // account of its own, so that the purge unit needs no copy of the relay's password.
+  kWhenConnecting,
+};
+
 // Reads a `mysql:` section (host, port, socket, user, password | password_file, database,
 // connect_timeout, read_timeout, tls), shared by every program configured by YAML. A password_file
 // that other users can read is a warning; the file is read again at every connection.
-MysqlEndpoint read_mysql_section(YamlSection section);
+MysqlEndpoint read_mysql_section(
+    YamlSection section, PasswordFileRead password_file_read = PasswordFileRead::kWithTheFile);
 
 // Writes the endpoint as a YAML mapping value with the password as *****; `table` (the relay's
 // mysql.table) is written when not empty.

@@ -1,6 +1,7 @@
 #include "config/yaml_section.hpp"
 
 #include "config/byte_size.hpp"
+#include "secret_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -108,6 +109,35 @@ void YamlSection::warning(const std::string& key, std::string what) {
 
 void YamlSection::problem_at(int line, std::string key_path, std::string what) {
   diagnostics_->add(line, std::move(key_path), std::move(what));
+}
+
+std::string YamlSection::inline_secret_exposure() const {
+  const std::string exposure = secret_file_exposure(diagnostics_->file());
+  if (exposure.empty()) return "";
+  return "a secret written inline, in a file of " + exposure;
+}
+
+void YamlSection::warn_if_inline_secret_exposed(const std::string& key) {
+  const YAML::Node value = child(key);
+  if (!value.IsScalar() || !holds_written_text(value.Scalar(), *env_)) return;
+  if (std::string exposure = inline_secret_exposure(); !exposure.empty()) {
+    warning(key, std::move(exposure));
+  }
+}
+
+void YamlSection::warn_if_inline_secrets_exposed(
+    const std::string& map_key, const std::function<bool(const std::string&)>& is_secret) {
+  const YAML::Node map = child(map_key);
+  if (!map.IsMap()) return;
+  std::string exposure;  // the file is looked at once, and only when a secret is inline
+  for (const auto& entry : map) {
+    if (!entry.first.IsScalar() || !entry.second.IsScalar()) continue;
+    const std::string name = entry.first.Scalar();
+    if (!is_secret(name) || !holds_written_text(entry.second.Scalar(), *env_)) continue;
+    if (exposure.empty()) exposure = inline_secret_exposure();
+    if (exposure.empty()) return;
+    diagnostics_->warn(line_of_node(entry.first, line_), path_of(map_key) + "." + name, exposure);
+  }
 }
 
 std::optional<std::string> YamlSection::scalar(const std::string& key, const char* expected) {

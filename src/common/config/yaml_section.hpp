@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -70,6 +71,14 @@ class YamlSection {
   // A problem found in a nested value read earlier (e.g. one entry of a string_map).
   void problem_at(int line, std::string key_path, std::string what);
 
+  // A secret written in the file itself (holds_written_text: not only ${VAR} references), in a
+  // file that every user of the machine can read, is a warning naming the key, the file and its
+  // mode, never the value. For `key`, and for each entry of the mapping `map_key` whose name
+  // `is_secret` accepts (librdkafka properties).
+  void warn_if_inline_secret_exposed(const std::string& key);
+  void warn_if_inline_secrets_exposed(const std::string& map_key,
+                                      const std::function<bool(const std::string&)>& is_secret);
+
   // Reports keys nobody asked for (typos) and keys written twice. Call after reading.
   void reject_unknown_keys();
 
@@ -77,6 +86,8 @@ class YamlSection {
   // The substituted scalar text of key, or nullopt when absent/null or on error.
   std::optional<std::string> scalar(const std::string& key, const char* expected);
   YAML::Node child(const std::string& key) const;
+  // What the inline-secret warnings say when the file is readable by every user, else "".
+  std::string inline_secret_exposure() const;
 
   YAML::Node node_;
   std::string path_;

@@ -54,7 +54,7 @@ int run(std::vector<std::string> args) {
 
   outbox::ConfigDiagnostics diagnostics(config_file);
   const auto config =
-      outbox::load_relay_config(config_file, outbox::process_environment(), diagnostics);
+      outbox::load_outboxctl_config(config_file, outbox::process_environment(), diagnostics);
   if (!config) {
     std::cerr << diagnostics.render();
     return outbox::kExitConfig;
