@@ -253,4 +253,24 @@ TEST_CASE("a row whose lease keeps expiring unsettled is parked FAILED, not clai
   const auto deliveries = outbox::test::deliveries_by_event(broker.bootstrap(), "outbox.order");
   CHECK(deliveries.count(wedged) == 0);
   CHECK(deliveries.count(other) == 1);
+
+  // Requeued, it gets a whole set of lease expiries again: one more expiry (a relay dies with
+  // it once more) does not park it at once.
+  const auto requeued = outboxctl(relay, {"requeue", wedged});
+  INFO(requeued.err);
+  REQUIRE(requeued.status == 0);
+  CHECK(db.count("event_id = '" + wedged + "' AND status = 'PENDING' AND lease_expiries = 0") == 1);
+  db.exec(
+      "UPDATE outbox_event SET status = 'PUBLISHING', lease_owner = 'gone/w0/c10', "
+      "lease_until = CURRENT_TIMESTAMP(6) - INTERVAL 5 SECOND, next_attempt_at = lease_until "
+      "WHERE event_id = '" +
+      wedged + "'");
+  RelayProcess again(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] {
+    return db.count("event_id = '" + wedged + "' AND status IN ('FAILED', 'PUBLISHED')") == 1;
+  }));
+  outbox::test::stop_gracefully(again);
+  CHECK(db.count("event_id = '" + wedged + "' AND status = 'PUBLISHED' AND lease_expiries = 1") ==
+        1);
+  CHECK(outbox::test::deliveries_by_event(broker.bootstrap(), "outbox.order").count(wedged) == 1);
 }

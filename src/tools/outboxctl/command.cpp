@@ -27,7 +27,7 @@ const std::vector<Command>& commands() {
       {"purge", "[--dry-run] [--published-after D] [--consumed-after D] [--batch-size N]",
        "delete PUBLISHED/SKIPPED events and consumed_event rows older than their retention", purge},
       {"requeue", "<event_id> | --all-failed",
-       "put FAILED events back to PENDING with their attempts reset", requeue},
+       "put FAILED events back to PENDING, attempts and lease expiries reset", requeue},
       {"skip", "<event_id>",
        "give up on a FAILED event (SKIPPED); in per-aggregate mode its aggregate moves on", skip},
   };

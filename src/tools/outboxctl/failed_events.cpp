@@ -1,6 +1,7 @@
 // outboxctl requeue / skip: the operator's two answers to a FAILED event. requeue gives it
-// another full set of attempts; skip gives up on it for good (SKIPPED), which in
-// per-aggregate mode lets the rest of its aggregate move on.
+// another full set of attempts and of lease expiries (a row parked by relay.max_lease_expiries
+// would otherwise be parked again at its next expiry); skip gives up on it for good (SKIPPED),
+// which in per-aggregate mode lets the rest of its aggregate move on.
 #include <cppconn/exception.h>
 
 #include <iostream>
@@ -78,7 +79,8 @@ int requeue(CommandContext& context) {
   if (context.args[0] != "--all-failed") {
     return change_failed_event(context,
                                "UPDATE " + context.outbox_table +
-                                   " SET status = 'PENDING', attempts = 0, next_attempt_at = NULL "
+                                   " SET status = 'PENDING', attempts = 0, lease_expiries = 0, "
+                                   "next_attempt_at = NULL "
                                    "WHERE event_id = ? AND status = 'FAILED'",
                                "requeued");
   }
@@ -87,7 +89,8 @@ int requeue(CommandContext& context) {
     TransactionScope transaction(context.session);
     sql::PreparedStatement& statement =
         context.session.prepare("UPDATE " + context.outbox_table +
-                                " SET status = 'PENDING', attempts = 0, next_attempt_at = NULL "
+                                " SET status = 'PENDING', attempts = 0, lease_expiries = 0, "
+                                "next_attempt_at = NULL "
                                 "WHERE status = 'FAILED' ORDER BY created_at, event_id LIMIT ?");
     statement.setInt(1, kRequeueSlice);
     const int changed = statement.executeUpdate();
