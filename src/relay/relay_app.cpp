@@ -68,6 +68,8 @@ Readiness wait_for_database(const RelayConfig& config, const std::string& config
       if (check.verdict == CheckVerdict::kOk) {
         spdlog::info("mysql {} ready, {}: {}", config.mysql.describe(), session.value()->tls(),
                      check.message);
+        if (!check.warning.empty())
+          spdlog::warn("table {}: {}", expected.schema.table_name(), check.warning);
         health.set_problem(HealthBoard::kStartUp, "");
         return Readiness::kReady;
       }
@@ -237,6 +239,10 @@ int check_relay_database(const RelayConfig& config) {
     case CheckVerdict::kOk:
       std::cout << "mysql " << config.mysql.describe() << " ready, " << session.value()->tls()
                 << ": " << check.message << "\n";
+      if (!check.warning.empty()) {
+        std::cerr << "warning: table " << expected.schema.table_name() << ": " << check.warning
+                  << "\n";
+      }
       return 0;
     case CheckVerdict::kFatal:
       std::cerr << "mysql " << config.mysql.describe() << " refused: " << check.message << "\n";

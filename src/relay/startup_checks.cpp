@@ -3,6 +3,7 @@
 #include <cppconn/exception.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "config/config_diagnostics.hpp"
@@ -60,6 +61,39 @@ std::string payload_note(const std::vector<std::string>& json) {
                       : "";
 }
 
+// Every status the relay writes or reads (sql/006_outbox_failure_policy_and_ordering.sql).
+constexpr std::array<const char*, 7> kKnownStatuses{"PENDING", "PUBLISHING", "PUBLISHED", "RETRY",
+                                                    "BLOCKED", "FAILED",     "SKIPPED"};
+
+// "2 events with a status the relay does not know (LEGACY: 2) ..." or "". The distinct statuses
+// come from a loose scan of idx_outbox_pending (one index entry per status, however large the
+// table); only an unknown status is counted, along the same index.
+std::string unknown_statuses(MysqlSession& session, const std::string& table) {
+  std::unique_ptr<sql::ResultSet> statuses(
+      session.prepare("SELECT status FROM " + table + " GROUP BY status").executeQuery());
+  std::string found;
+  int64_t total = 0;
+  while (statuses->next()) {
+    const std::string status = statuses->getString(1);
+    if (std::find(kKnownStatuses.begin(), kKnownStatuses.end(), status) != kKnownStatuses.end()) {
+      continue;
+    }
+    sql::PreparedStatement& count =
+        session.prepare("SELECT COUNT(*) FROM " + table + " WHERE status = ?");
+    count.setString(1, status);
+    std::unique_ptr<sql::ResultSet> counted(count.executeQuery());
+    counted->next();
+    const int64_t rows = counted->getInt64(1);
+    total += rows;
+    found += std::string(found.empty() ? "" : ", ") + "'" + status + "': " + std::to_string(rows);
+  }
+  if (total == 0) return "";
+  return std::to_string(total) + " events with a status the relay does not know (" + found +
+         "): they are never published, and with per-aggregate ordering each holds its "
+         "aggregate's later events back; give them a status of the relay's (PENDING to publish, "
+         "SKIPPED to give up)";
+}
+
 }  // namespace
 
 CheckResult check_database(MysqlSession& session, const SchemaExpectation& expected) {
@@ -110,10 +144,12 @@ CheckResult check_database(MysqlSession& session, const SchemaExpectation& expec
     sql::PreparedStatement& write =
         session.prepare("UPDATE " + schema.table() + " SET status = status WHERE event_id = ''");
     write.executeUpdate();
+    const std::string unknown = unknown_statuses(session, schema.table());
     transaction.commit();
-    return {CheckVerdict::kOk, "MySQL " + version + ", binlog " +
-                                   (log_bin ? binlog_format : std::string("off")) + ", table " +
-                                   schema.table_name() + payload_note(json)};
+    return {CheckVerdict::kOk,
+            "MySQL " + version + ", binlog " + (log_bin ? binlog_format : std::string("off")) +
+                ", table " + schema.table_name() + payload_note(json),
+            unknown};
   } catch (const sql::SQLException& e) {
     const int code = e.getErrorCode();
     if (is_connection_error(code)) return {CheckVerdict::kRetry, describe_sql_error(e)};

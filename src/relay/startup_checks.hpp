@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "claim_sql.hpp"
@@ -16,8 +17,15 @@ enum class CheckVerdict {
 };
 
 struct CheckResult {
+  CheckResult() = default;
+  CheckResult(CheckVerdict verdict_, std::string message_, std::string warning_ = "")
+      : verdict(verdict_), message(std::move(message_)), warning(std::move(warning_)) {}
+
   CheckVerdict verdict = CheckVerdict::kOk;
   std::string message;
+  // With kOk: what works but will not move without an operator (rows whose status the relay
+  // does not know), for a warning at start-up and from --check-db. "" for nothing.
+  std::string warning;
 };
 
 // The live outbox table against what the configuration asks of it.
@@ -33,6 +41,8 @@ struct SchemaExpectation {
 // one is a configuration error naming key and column: fatal), the schema of sql/ (table,
 // columns, the claim indexes), checked by running the claim scans with LIMIT 0, and a server
 // that accepts the relay's writes (not read-only), checked by an UPDATE that changes nothing.
+// Rows whose status is none of the relay's (an adopted table, a legacy status) are a warning:
+// they are never published, and with per-aggregate ordering they hold their aggregate back.
 CheckResult check_database(MysqlSession& session, const SchemaExpectation& expected);
 
 }  // namespace outbox

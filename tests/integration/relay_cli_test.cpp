@@ -107,6 +107,22 @@ TEST_CASE("check-db names the server it found, and why it would wait or refuse",
   // LONGTEXT.
   CHECK((ready.out.find("payload JSON (sent as the server's normalised text") !=
          std::string::npos) == db.on_mysql());
+  CHECK(ready.err.empty());  // no warning: every row's status is one of the relay's
+
+  // Rows with a status the relay does not know (an adopted table): still ready, with a warning
+  // that counts them, instead of a relay that silently never publishes them.
+  db.insert_events(3, "legacy");
+  db.exec("UPDATE outbox_event SET status = 'LEGACY' WHERE event_id LIKE 'legacy-%'");
+  db.exec("UPDATE outbox_event SET status = 'ARCHIVED' WHERE event_id = '" +
+          outbox::test::event_id("legacy", 3) + "'");
+  const auto warned = run_command({outbox::test::relay_binary(), "--check-db", file});
+  INFO(warned.out << warned.err);
+  CHECK(warned.status == 0);
+  CHECK(warned.err ==
+        "warning: table outbox_event: 3 events with a status the relay does not know ('ARCHIVED': "
+        "1, 'LEGACY': 2): they are never published, and with per-aggregate ordering each holds "
+        "its aggregate's later events back; give them a status of the relay's (PENDING to "
+        "publish, SKIPPED to give up)\n");
 
   // A configured column the table lacks: the relay would refuse to start.
   const std::string keyed = dir.write("keyed.yaml", config + "  key_column: no_such_column\n");
