@@ -202,17 +202,37 @@ void ClientStatistics::record(int generation, const BrokerRequestTotals& totals)
   latest = at_least(latest, totals);
 }
 
+namespace {
+
+void add_to(BrokerRequestTotals& sum, const BrokerRequestTotals& totals) {
+  sum.retries += totals.retries;
+  sum.timeouts += totals.timeouts;
+  sum.transmit_errors += totals.transmit_errors;
+  sum.disconnects += totals.disconnects;
+  sum.messages_transmitted += totals.messages_transmitted;
+}
+
+}  // namespace
+
+void ClientStatistics::retire(int generation) {
+  std::lock_guard lock(mutex_);
+  const auto found = by_generation_.find(generation);
+  if (found == by_generation_.end()) return;
+  add_to(retired_, found->second);
+  by_generation_.erase(found);
+}
+
 BrokerRequestTotals ClientStatistics::totals() const {
   std::lock_guard lock(mutex_);
-  BrokerRequestTotals sum;
-  for (const auto& [generation, totals] : by_generation_) {
-    sum.retries += totals.retries;
-    sum.timeouts += totals.timeouts;
-    sum.transmit_errors += totals.transmit_errors;
-    sum.disconnects += totals.disconnects;
-    sum.messages_transmitted += totals.messages_transmitted;
-  }
+  BrokerRequestTotals sum = retired_;
+  for (const auto& [generation, totals] : by_generation_)
+    add_to(sum, totals);
   return sum;
+}
+
+size_t ClientStatistics::generations_held() const {
+  std::lock_guard lock(mutex_);
+  return by_generation_.size();
 }
 
 }  // namespace outbox

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -41,11 +42,19 @@ Outcome<BrokerRequestTotals> parse_broker_request_totals(std::string_view json);
 class ClientStatistics {
  public:
   void record(int generation, const BrokerRequestTotals& totals);
+  // The generation's producer is gone (its handle destroyed, so no report of it can follow):
+  // its latest totals move into one sum, so a relay that replaces producers for days (gapless
+  // producers after every failed batch) holds one entry per live producer, not per producer
+  // it ever made.
+  void retire(int generation);
   BrokerRequestTotals totals() const;
+  // Entries held: one per producer not yet retired.
+  size_t generations_held() const;
 
  private:
   mutable std::mutex mutex_;
   std::map<int, BrokerRequestTotals> by_generation_;
+  BrokerRequestTotals retired_;  // the sum of every retired generation's latest totals
 };
 
 }  // namespace outbox

@@ -40,6 +40,9 @@ ProducerHandle::~ProducerHandle() {
   // Every batch that used this producer has settled (each holds a reference), so nothing
   // waits for a report any more; serve what is left so librdkafka can shut down cleanly.
   if (handle_) rd_kafka_flush(handle_.get(), 0);
+  // No statistics report of this producer can come after its handle is gone.
+  handle_.reset();
+  if (counters_.statistics != nullptr) counters_.statistics->retire(generation_);
 }
 
 std::string ProducerHandle::fatal_reason() const {

@@ -74,6 +74,11 @@ std::optional<std::string> PublishHealth::outage(Clock::time_point now) const {
   return outage_error_ + ", for " + format_pause(since(outage_since_, now));
 }
 
+size_t PublishHealth::unknown_topics_held() const {
+  std::lock_guard lock(mutex_);
+  return unknown_since_.size();
+}
+
 uint64_t PublishHealth::outages_total() const {
   std::lock_guard lock(mutex_);
   return outages_total_;
@@ -82,7 +87,16 @@ uint64_t PublishHealth::outages_total() const {
 PublishHealth::UnknownTopicVerdict PublishHealth::unknown_topic(const std::string& topic,
                                                                 Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  const Clock::time_point first = unknown_since_.try_emplace(topic, now).first->second;
+  if (now >= next_forget_) {
+    // At most once a minute: a walk over the entries, dropping those nobody asked about.
+    next_forget_ = now + kForgetUnknownTopicAfter;
+    std::erase_if(unknown_since_, [&](const auto& entry) {
+      return now - entry.second.asked > settings_.unknown_topic_grace + kForgetUnknownTopicAfter;
+    });
+  }
+  UnknownTopic& entry = unknown_since_.try_emplace(topic, UnknownTopic{now, now}).first->second;
+  entry.asked = now;
+  const Clock::time_point first = entry.since;
   UnknownTopicVerdict verdict;
   verdict.unknown_for = since(first, now);
   verdict.give_up = verdict.unknown_for >= settings_.unknown_topic_grace;

@@ -71,6 +71,8 @@ class PublishHealth {
   UnknownTopicVerdict unknown_topic(const std::string& topic, Clock::time_point now);
   void delivered_to(const std::string& topic);
   Micros unknown_topic_grace() const { return settings_.unknown_topic_grace; }
+  // Unknown topics remembered: those a row asked about lately (kForgetUnknownTopicAfter).
+  size_t unknown_topics_held() const;
 
  private:
   Settings settings_;
@@ -82,7 +84,16 @@ class PublishHealth {
   Clock::time_point next_probe_{};
   Micros probe_interval_{};
   uint64_t outages_total_ = 0;
-  std::map<std::string, Clock::time_point> unknown_since_;
+  // Topic names come from row data (outbox.{aggregate_type}): one entry per name ever seen would
+  // grow for as long as the relay runs. An entry no row asked about for the grace plus this
+  // long is dropped (its rows were parked, or stopped coming); asked again, its grace restarts.
+  static constexpr std::chrono::seconds kForgetUnknownTopicAfter{60};
+  struct UnknownTopic {
+    Clock::time_point since;
+    Clock::time_point asked;  // the last row that asked about it
+  };
+  std::map<std::string, UnknownTopic> unknown_since_;
+  Clock::time_point next_forget_{};
 };
 
 }  // namespace outbox

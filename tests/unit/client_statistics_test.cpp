@@ -173,3 +173,25 @@ TEST_CASE("request totals add up over producer generations and never go back", "
   CHECK(totals.disconnects == 4);
   CHECK(totals.messages_transmitted == 170);
 }
+
+TEST_CASE("retired producers keep their counts and leave no entry behind", "[statistics]") {
+  // Gapless producers are replaced after every failed batch: days of that are many thousands of
+  // generations, each of which must not hold memory once its producer is gone.
+  ClientStatistics statistics;
+  for (int generation = 1; generation <= 10000; ++generation) {
+    statistics.record(generation, BrokerRequestTotals{1, 0, 0, 1, 10});
+    statistics.record(generation, BrokerRequestTotals{2, 0, 0, 1, 20});
+    statistics.retire(generation);
+  }
+  statistics.record(10001, BrokerRequestTotals{5, 1, 0, 0, 50});  // the live one
+  CHECK(statistics.generations_held() == 1);
+  const BrokerRequestTotals totals = statistics.totals();
+  CHECK(totals.retries == 20005);
+  CHECK(totals.timeouts == 1);
+  CHECK(totals.disconnects == 10000);
+  CHECK(totals.messages_transmitted == 200050);
+  statistics.retire(10001);
+  statistics.retire(10001);  // twice: counted once
+  CHECK(statistics.generations_held() == 0);
+  CHECK(statistics.totals().retries == 20005);
+}

@@ -7,6 +7,7 @@
 
 #include "health_board.hpp"
 #include "mysql/mysql_error.hpp"
+#include "publish_health.hpp"
 
 using namespace std::chrono_literals;
 
@@ -53,4 +54,26 @@ TEST_CASE("a loop that stops ticking is named, one that ticks is not", "[health]
   health.set_started();
   health.tick(1);
   CHECK(health.stalled(10ms) == "worker 0");
+}
+
+TEST_CASE("unknown topics nobody asks about any more are forgotten", "[health]") {
+  // Topic names come from row data: a relay that met 10,000 made-up aggregate types must not
+  // hold 10,000 entries for the rest of its days.
+  using Clock = outbox::PublishHealth::Clock;
+  outbox::PublishHealth health(
+      outbox::PublishHealth::Settings{.unknown_topic_grace = std::chrono::seconds(30)});
+  const Clock::time_point start = Clock::now();
+  for (int i = 0; i < 10000; ++i)
+    CHECK_FALSE(health.unknown_topic("outbox.made-up-" + std::to_string(i), start).give_up);
+  CHECK(health.unknown_topics_held() == 10000);
+  // One topic is still asked about (its rows keep coming back within the grace), the rest not.
+  const auto later = [&](int seconds) { return start + std::chrono::seconds(seconds); };
+  CHECK(health.unknown_topic("outbox.made-up-7", later(20)).unknown_for ==
+        std::chrono::seconds(20));
+  CHECK(health.unknown_topic("outbox.made-up-7", later(100)).give_up);
+  CHECK(health.unknown_topics_held() == 1);
+  // Asked about again much later: a fresh grace.
+  const auto again = health.unknown_topic("outbox.made-up-8", later(100));
+  CHECK_FALSE(again.give_up);
+  CHECK(again.unknown_for == outbox::Micros(0));
 }
