@@ -21,6 +21,7 @@
 #include "health_board.hpp"
 #include "http_endpoint.hpp"
 #include "interruptible_sleep.hpp"
+#include "kafka/rdkafka_log_pump.hpp"
 #include "kafka_publisher.hpp"
 #include "lease_token.hpp"
 #include "metrics_exposition.hpp"
@@ -255,6 +256,9 @@ int check_relay_database(const RelayConfig& config) {
 }
 
 int run_relay(const RelayConfig& config, const std::string& config_file) {
+  // First, so it outlives every producer: librdkafka's lines are written by its thread, never
+  // by the broker threads that carry the acknowledgements.
+  const RdKafkaLogPump rdkafka_log;
   const std::string instance_id =
       config.relay.instance_id.empty() ? default_instance_id() : config.relay.instance_id;
   // Every lease token of this process start begins with it.

@@ -5,8 +5,9 @@
 #include <string>
 #include <string_view>
 
+#include "kafka/rdkafka_log_pump.hpp"
+
 namespace outbox {
-namespace {
 
 void log_from_rdkafka(const rd_kafka_t* handle, int level, const char* facility,
                       const char* message) {
@@ -26,11 +27,10 @@ void log_from_rdkafka(const rd_kafka_t* handle, int level, const char* facility,
           std::string_view::npos) {
     mapped = spdlog::level::debug;
   }
-  spdlog::log(mapped, "librdkafka {} {}: {}", handle != nullptr ? rd_kafka_name(handle) : "-",
-              facility, message);
+  std::string line = fmt::format(
+      "librdkafka {} {}: {}", handle != nullptr ? rd_kafka_name(handle) : "-", facility, message);
+  if (!RdKafkaLogPump::offer(mapped, line)) spdlog::log(mapped, "{}", line);
 }
-
-}  // namespace
 
 void route_rdkafka_logs(rd_kafka_conf_t* conf) {
   rd_kafka_conf_set_log_cb(conf, log_from_rdkafka);

@@ -52,8 +52,12 @@ inline void add_header(rd_kafka_headers_t* headers, std::string_view name, std::
                       static_cast<ssize_t>(value.size()));
 }
 
-// Routes librdkafka's own log lines (syslog levels) into the process logger.
+// Routes librdkafka's own log lines (syslog levels) into the process logger: through the
+// RdKafkaLogPump when one is installed (rdkafka_log_pump.hpp), else at once.
 void route_rdkafka_logs(rd_kafka_conf_t* conf);
+// The log callback route_rdkafka_logs sets (a null handle is named "-").
+void log_from_rdkafka(const rd_kafka_t* handle, int level, const char* facility,
+                      const char* message);
 
 // Whether a librdkafka property holds a secret that must print as *****.
 bool is_secret_kafka_property(const std::string& name);
