@@ -110,6 +110,10 @@ void YamlSection::problem_at(int line, std::string key_path, std::string what) {
   diagnostics_->add(line, std::move(key_path), std::move(what));
 }
 
+void YamlSection::warning_at(int line, std::string key_path, std::string what) {
+  diagnostics_->warn(line, std::move(key_path), std::move(what));
+}
+
 std::optional<std::string> YamlSection::scalar(const std::string& key, const char* expected) {
   known_.insert(key);
   const YAML::Node value = child(key);

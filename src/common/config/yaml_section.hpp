@@ -69,6 +69,8 @@ class YamlSection {
   void warning(const std::string& key, std::string what);
   // A problem found in a nested value read earlier (e.g. one entry of a string_map).
   void problem_at(int line, std::string key_path, std::string what);
+  // A warning about such a value.
+  void warning_at(int line, std::string key_path, std::string what);
 
   // Reports keys nobody asked for (typos) and keys written twice. Call after reading.
   void reject_unknown_keys();
