@@ -62,6 +62,9 @@
 # Formatting a node's storage is a JVM start per node; the script formats three nodes once per
 # cache (DIR of the cache/storage-template, one cluster id) and copies them into a new DIR.
 set -euo pipefail
+# The script's own kcat calls go to the INTERNAL listener, always PLAINTEXT: a client config a
+# test exported for the CLIENT listener (KCAT_CONFIG, harness::KafkaCluster) is not for them.
+unset KCAT_CONFIG
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 pom=$root/scripts/kafka/pom.xml
