@@ -353,6 +353,19 @@ TEST_CASE("kafka.property_files: errors name the key and line, never the value",
             secret + ", or 640 with a group of its own)\n");
 }
 
+TEST_CASE("a refused value is hidden only when it is a secret or comes from a file",
+          "[config][secrets]") {
+  // librdkafka quotes what it refuses; an ordinary value helps its owner, so it stays.
+  const Loaded loaded = load(kMinimal +
+                             "  properties:\n"
+                             "    message.max.bytes: 999\n");
+  INFO(loaded.errors);
+  CHECK(loaded.errors.find("kafka.properties.message.max.bytes: librdkafka rejects it: ") !=
+        std::string::npos);
+  CHECK(loaded.errors.find("value 999 is outside") != std::string::npos);
+  CHECK(loaded.errors.find("*****") == std::string::npos);
+}
+
 TEST_CASE("syntax errors and unreadable files are config errors too", "[config]") {
   const Loaded syntax = load("mysql:\n  user: [unclosed\n");
   CHECK(syntax.errors.rfind("relay.yaml:3: YAML syntax error: ", 0) == 0);

@@ -15,7 +15,8 @@ namespace {
 constexpr const char* kRedacted = "*****";
 
 // `text` with every occurrence of `value` replaced by *****: librdkafka quotes a value it
-// rejects, and a value from a file (or a secret) must not reach a message.
+// rejects, and a value from a file (or a secret) must not reach a message. Other values stay:
+// "value 1000000000 is outside allowed range" is what their owner needs to read.
 std::string without_value(std::string text, const std::string& value) {
   if (value.empty()) return text;
   for (size_t at = text.find(value); at != std::string::npos;
@@ -25,12 +26,16 @@ std::string without_value(std::string text, const std::string& value) {
   return text;
 }
 
+// `from_file`: the value is a file's content, hidden from the error whatever the property.
 rd_kafka_conf_res_t set_property(rd_kafka_conf_t* conf, const std::string& name,
-                                 const std::string& value, std::string& error) {
+                                 const std::string& value, bool from_file, std::string& error) {
   std::array<char, 512> message{};
   const rd_kafka_conf_res_t result =
       rd_kafka_conf_set(conf, name.c_str(), value.c_str(), message.data(), message.size());
-  if (result != RD_KAFKA_CONF_OK) error = without_value(message.data(), value);
+  if (result != RD_KAFKA_CONF_OK) {
+    error = from_file || is_secret_kafka_property(name) ? without_value(message.data(), value)
+                                                        : std::string(message.data());
+  }
   return result;
 }
 
@@ -40,15 +45,15 @@ std::string shown(const KafkaProperty& property) {
 
 // What `policy` and librdkafka say of one user-supplied property, at its line.
 void check_property(rd_kafka_conf_t* scratch, const std::string& name, const std::string& value,
-                    int line, const std::string& path, const KafkaPropertyPolicy& policy,
-                    ConfigDiagnostics& diagnostics) {
+                    bool from_file, int line, const std::string& path,
+                    const KafkaPropertyPolicy& policy, ConfigDiagnostics& diagnostics) {
   const std::string reason = policy(name, value);
   if (!reason.empty()) {
     diagnostics.add(line, path, reason);
     return;
   }
   std::string error;
-  if (set_property(scratch, name, value, error) != RD_KAFKA_CONF_OK) {
+  if (set_property(scratch, name, value, from_file, error) != RD_KAFKA_CONF_OK) {
     diagnostics.add(line, path, "librdkafka rejects it: " + error);
   }
 }
@@ -67,7 +72,8 @@ Outcome<RdKafkaConf> make_kafka_conf(const std::vector<KafkaProperty>& propertie
       value = std::move(content).value();
     }
     std::string error;
-    if (set_property(conf.get(), property.name, value, error) != RD_KAFKA_CONF_OK) {
+    if (set_property(conf.get(), property.name, value, !property.file.empty(), error) !=
+        RD_KAFKA_CONF_OK) {
       return Error{"librdkafka rejects " + property.name + ": " + error};
     }
   }
@@ -130,13 +136,13 @@ void validate_kafka_properties(const std::vector<ScalarAt>& properties,
                                const KafkaPropertyPolicy& policy, ConfigDiagnostics& diagnostics) {
   RdKafkaConf scratch(rd_kafka_conf_new());
   for (const ScalarAt& property : properties) {
-    check_property(scratch.get(), property.key, property.value, property.line,
+    check_property(scratch.get(), property.key, property.value, false, property.line,
                    "kafka.properties." + property.key, policy, diagnostics);
   }
   for (const KafkaPropertyFile& file : files) {
     Outcome<std::string> content = read_secret_file(file.path);
     if (!content) continue;  // reported when the entry was read
-    check_property(scratch.get(), file.name, content.value(), file.line,
+    check_property(scratch.get(), file.name, content.value(), true, file.line,
                    "kafka.property_files." + file.name, policy, diagnostics);
   }
 }
