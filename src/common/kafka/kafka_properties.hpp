@@ -4,7 +4,6 @@
 
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "config/config_diagnostics.hpp"
@@ -16,15 +15,13 @@ namespace outbox {
 
 // One librdkafka property as a program applies it, and why it has that value.
 struct KafkaProperty {
-  KafkaProperty(std::string name_, std::string value_, const char* origin_, std::string file_ = "")
-      : name(std::move(name_)), value(std::move(value_)), origin(origin_), file(std::move(file_)) {}
-
   std::string name;
   std::string value;
   const char* origin;  // e.g. "default", "kafka.properties", "required by the relay"
   // kafka.property_files: the value is this file's content, read by make_kafka_conf (`value`
-  // stays empty, so the secret is never held by the settings, printed or logged).
-  std::string file;
+  // stays empty, so the secret is never held by the settings, printed or logged). Defaulted,
+  // so that {name, value, origin} still initialises the rest.
+  std::string file = {};
 };
 
 // One kafka.property_files entry: a librdkafka property whose value is a file's content
