@@ -10,6 +10,10 @@
 # OUTBOX_DEMO_KAFKA=real runs the same chain on a real Apache Kafka cluster instead: 3 KRaft
 # nodes on loopback (scripts/kafka-cluster.sh; the broker comes from Maven Central into .local/
 # once, which needs OpenJDK 17 and Maven), replication factor 3, min.insync.replicas 2.
+# OUTBOX_DEMO_KAFKA=real-sasl: that cluster with its client listener on SASL_SSL (TLS with a CA
+# the script makes, SCRAM-SHA-512, or PLAIN where the system's librdkafka is older than 2.6.1;
+# scripts/kafka-cluster.sh says why); the relay and notification-planner read the password from
+# the cluster's password file (kafka.property_files), kcat uses the same credentials.
 # OUTBOX_DEMO_DB=mysql runs it on MySQL 9.7 instead of MariaDB 10.11 (scripts/local-mysql.sh:
 # Debian sid's mysql-server-core in a private root under .local/, made once with mmdebstrap).
 set -euo pipefail
@@ -19,8 +23,8 @@ rate=${2:-2000}
 work=$root/.local/demo
 mkdir -p "$work"
 kafka=${OUTBOX_DEMO_KAFKA:-mock}
-[[ $kafka == mock || $kafka == real ]] || {
-  echo "OUTBOX_DEMO_KAFKA must be mock or real, not '$kafka'" >&2
+[[ $kafka == mock || $kafka == real || $kafka == real-sasl ]] || {
+  echo "OUTBOX_DEMO_KAFKA must be mock, real or real-sasl, not '$kafka'" >&2
   exit 64
 }
 db=${OUTBOX_DEMO_DB:-mariadb}
@@ -43,7 +47,7 @@ cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   "$root/scripts/local-$db.sh" stop "$db_dir"
-  if [[ $kafka == real ]]; then "$root/scripts/kafka-cluster.sh" stop "$work/kafka" || true; fi
+  if [[ $kafka != mock ]]; then "$root/scripts/kafka-cluster.sh" stop "$work/kafka" || true; fi
 }
 trap cleanup EXIT
 
@@ -57,14 +61,37 @@ sql=(mariadb --no-defaults -h"$OUTBOX_MYSQL_HOST" -P"$OUTBOX_MYSQL_PORT" -u"$OUT
   -u"$OUTBOX_MYSQL_USER" -p"$OUTBOX_MYSQL_PASSWORD"
 echo "==> schema applied to database demo"
 
-if [[ $kafka == real ]]; then
+# What a client of the cluster needs besides its address: nothing (mock, real), or the SASL_SSL
+# settings (real-sasl): kafka.properties lines, the kafka.property_files section, kcat's flags.
+kafka_properties=""
+kafka_property_files=""
+kcat_security=()
+if [[ $kafka == real || $kafka == real-sasl ]]; then
+  security=plaintext
+  [[ $kafka == real-sasl ]] && security=sasl_ssl
   "$root/scripts/kafka-cluster.sh" fetch
   rm -rf "$work/kafka"
-  bootstrap=$("$root/scripts/kafka-cluster.sh" start "$work/kafka" | tail -1)
+  bootstrap=$(OUTBOX_KAFKA_SECURITY=$security "$root/scripts/kafka-cluster.sh" start "$work/kafka" |
+    tail -1)
   for topic in outbox.order outbox.order.dead-letter; do
     "$root/scripts/kafka-cluster.sh" create-topic "$work/kafka" "$topic" 8
   done
-  echo "==> real Kafka cluster (3 KRaft nodes, logs under $work/kafka) at $bootstrap"
+  if [[ $security == sasl_ssl ]]; then
+    # shellcheck disable=SC1091
+    source "$work/kafka/env"
+    kafka_properties="  properties:
+    security.protocol: SASL_SSL
+    sasl.mechanisms: $OUTBOX_KAFKA_SASL_MECHANISM
+    sasl.username: $OUTBOX_KAFKA_SASL_USERNAME
+    ssl.ca.location: $OUTBOX_KAFKA_CA"
+    kafka_property_files="  property_files:
+    sasl.password: $OUTBOX_KAFKA_SASL_PASSWORD_FILE"
+    kcat_security=(-q -F "$work/kafka/kcat.conf")  # -q first: no "Reading configuration" line
+    echo "==> real Kafka cluster, SASL_SSL ($OUTBOX_KAFKA_SASL_MECHANISM over TLS, user" \
+      "$OUTBOX_KAFKA_SASL_USERNAME, CA $OUTBOX_KAFKA_CA; logs under $work/kafka) at $bootstrap"
+  else
+    echo "==> real Kafka cluster (3 KRaft nodes, logs under $work/kafka) at $bootstrap"
+  fi
 else
   "$bin/tools/test_broker/outbox-test-broker" --brokers 3 --partitions 8 --topic outbox.order \
     --topic outbox.order.dead-letter --control "$work/broker.sock" >"$work/broker.log" 2>&1 \
@@ -86,6 +113,8 @@ cat >"$work/relay.yaml" <<YAML
 $mysql_section
 kafka:
   bootstrap_servers: $bootstrap
+$kafka_properties
+$kafka_property_files
 relay:
   workers: 2
 log:
@@ -98,6 +127,8 @@ $mysql_section
 kafka:
   bootstrap_servers: $bootstrap
   topics: [outbox.order]
+$kafka_properties
+$kafka_property_files
 consumer:
   name: notification-planner
   dead_letter_topic: outbox.order.dead-letter
@@ -144,7 +175,8 @@ wait "$relay" && echo "    relay exited 0"
 wait "$planner" && echo "    notification-planner exited 0"
 
 echo "==> verifying with kcat (an independent Kafka client)"
-kcat -b "$bootstrap" -C -t outbox.order -o beginning -e -q -f '%h\n' |
+kcat ${kcat_security[@]+"${kcat_security[@]}"} -b "$bootstrap" -C -t outbox.order -o beginning -e -q \
+  -f '%h\n' |
   sed -n 's/.*event_id=\([^,]*\).*/\1/p' | sort >"$work/kafka-event-ids"
 count "SELECT event_id FROM outbox_event" | sort >"$work/db-event-ids"
 on_kafka=$(wc -l <"$work/kafka-event-ids")
@@ -155,7 +187,7 @@ jobs=$(count "SELECT COUNT(*) FROM notification_job")
 # A job counts only if it belongs to its order: the order's acceptance event, its id, version.
 matching=$(count "SELECT COUNT(*) FROM orders o JOIN notification_job j ON j.event_id = o.acceptance_event_id AND j.order_id = o.id AND j.source_version = o.version")
 consumed=$(count "SELECT COUNT(*) FROM consumed_event WHERE consumer_name = 'notification-planner'")
-dead=$(kcat -b "$bootstrap" -C -t outbox.order.dead-letter -o beginning -e -q -f 'x\n' | wc -l)
+dead=$(kcat ${kcat_security[@]+"${kcat_security[@]}"} -b "$bootstrap" -C -t outbox.order.dead-letter -o beginning -e -q -f 'x\n' | wc -l)
 echo "    orders committed:          $orders_rows"
 echo "    outbox events PUBLISHED:   $(count "SELECT COUNT(*) FROM outbox_event WHERE status = 'PUBLISHED'")"
 echo "    messages on outbox.order:  $on_kafka ($distinct distinct event ids, $((on_kafka - distinct)) duplicates)"

@@ -48,9 +48,23 @@
 #   collecting for throughput they never needed (measured on 2 cores: a start cost 30 s of CPU,
 #   19 s quick; three idle nodes took 29 % of a core, 19 % quick). The benchmarks and the demo
 #   keep the JVM's defaults (G1, both compilers), as users run brokers.
+# OUTBOX_KAFKA_SECURITY=sasl_ssl (default plaintext) makes CLIENT a SASL_SSL listener: SCRAM-SHA-512
+#   over TLS, with a certificate (CN and SAN localhost / 127.0.0.1) signed by a CA the script makes
+#   with openssl under DIR/tls, and one SCRAM user, relay, whose random password is written to
+#   DIR/sasl-password (mode 600) and put in the nodes' storage by `StorageTool format
+#   --add-scram` before their first start. INTERNAL and CONTROLLER stay PLAINTEXT (the script's
+#   own checks and tools use INTERNAL). DIR/env then also exports OUTBOX_KAFKA_SECURITY,
+#   OUTBOX_KAFKA_CA, OUTBOX_KAFKA_SASL_MECHANISM (SCRAM-SHA-512, or PLAIN where the system's
+#   librdkafka is older than 2.6.1, which Kafka 4.x refuses SCRAM to; the listener takes both),
+#   OUTBOX_KAFKA_SASL_USERNAME and OUTBOX_KAFKA_SASL_PASSWORD_FILE, and
+#   DIR/kcat.conf holds the client properties (`kcat -F DIR/kcat.conf -b $OUTBOX_KAFKA_BOOTSTRAP`).
+#   DIR/security records the choice: a restart of DIR keeps it.
 # Formatting a node's storage is a JVM start per node; the script formats three nodes once per
 # cache (DIR of the cache/storage-template, one cluster id) and copies them into a new DIR.
 set -euo pipefail
+# The script's own kcat calls go to the INTERNAL listener, always PLAINTEXT: a client config a
+# test exported for the CLIENT listener (KCAT_CONFIG, harness::KafkaCluster) is not for them.
+unset KCAT_CONFIG
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 pom=$root/scripts/kafka/pom.xml
@@ -125,6 +139,8 @@ pick_ports() {
 
 write_node_config() {
   local dir=$1 n=$2 client=$3 internal=$4 controller=$5 advertised=$6 voters=$7
+  local security=${8:-plaintext} client_protocol=PLAINTEXT
+  [[ $security == sasl_ssl ]] && client_protocol=SASL_SSL
   mkdir -p "$dir/node$n"
   cat >"$dir/node$n/server.properties" <<EOF
 process.roles=broker,controller
@@ -133,7 +149,7 @@ controller.quorum.voters=$voters
 controller.listener.names=CONTROLLER
 listeners=CLIENT://127.0.0.1:$client,INTERNAL://127.0.0.1:$internal,CONTROLLER://127.0.0.1:$controller
 advertised.listeners=CLIENT://127.0.0.1:$advertised,INTERNAL://127.0.0.1:$internal
-listener.security.protocol.map=CLIENT:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=CLIENT:$client_protocol,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT
 inter.broker.listener.name=INTERNAL
 log.dirs=$dir/node$n/data
 num.partitions=1
@@ -154,6 +170,68 @@ replica.lag.time.max.ms=10000
 num.network.threads=2
 num.io.threads=4
 EOF
+  if [[ $security == sasl_ssl ]]; then
+    # The SCRAM credentials live in the cluster metadata (--add-scram at format); the login
+    # module entry is what enables the mechanism on the listener. PLAIN (over the same TLS,
+    # same user and password, its user list in the JAAS entry) is for clients whose librdkafka
+    # is older than 2.6.1: those send a SCRAM client-final nonce that Kafka 4.x refuses
+    # (librdkafka#4895), "invalid credentials" whatever the password. Debian bookworm's is 2.0.2.
+    local store_password
+    store_password=$(cat "$dir/tls/keystore-password")
+    cat >>"$dir/node$n/server.properties" <<EOF
+sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
+listener.name.client.sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
+listener.name.client.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.client.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_relay="$(cat "$dir/sasl-password")";
+listener.name.client.ssl.keystore.type=PKCS12
+listener.name.client.ssl.keystore.location=$dir/tls/broker.p12
+listener.name.client.ssl.keystore.password=$store_password
+listener.name.client.ssl.key.password=$store_password
+EOF
+  fi
+}
+
+# The SASL mechanism this machine's clients (kcat, and the relay: both link the system's
+# librdkafka) can use: SCRAM-SHA-512 from librdkafka 2.6.1 on, PLAIN before (see
+# write_node_config). OUTBOX_KAFKA_SASL_MECHANISM overrides it.
+client_sasl_mechanism() {
+  if [[ -n ${OUTBOX_KAFKA_SASL_MECHANISM:-} ]]; then
+    echo "$OUTBOX_KAFKA_SASL_MECHANISM"
+    return
+  fi
+  local version
+  version=$(kcat -V 2>/dev/null | sed -n 's/.*librdkafka \([0-9.]*\).*/\1/p' | head -1)
+  if [[ -n $version && $(printf '%s\n2.6.1\n' "$version" | sort -V | head -1) == 2.6.1 ]]; then
+    echo SCRAM-SHA-512
+  else
+    echo PLAIN
+  fi
+}
+
+# DIR/tls: a CA (ca.pem, what clients trust) and one broker certificate for every node (all
+# listen on 127.0.0.1), in a PKCS12 keystore with a random password. Made once per DIR.
+make_tls() {
+  local tls=$1/tls
+  [[ -f $tls/broker.p12 ]] && return 0
+  command -v openssl >/dev/null || die "openssl not found"
+  mkdir -p "$tls"
+  chmod 700 "$tls"
+  openssl rand -hex 16 >"$tls/keystore-password"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=outbox-relay test CA" \
+    -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>"$tls/openssl.log" ||
+    die "openssl could not make the CA; see $tls/openssl.log"
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+    -keyout "$tls/broker.key" -out "$tls/broker.csr" 2>>"$tls/openssl.log" ||
+    die "openssl could not make the broker key; see $tls/openssl.log"
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' \
+    >"$tls/broker.ext"
+  openssl x509 -req -in "$tls/broker.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+    -CAcreateserial -days 30 -extfile "$tls/broker.ext" -out "$tls/broker.pem" \
+    2>>"$tls/openssl.log" || die "openssl could not sign the broker certificate; see $tls/openssl.log"
+  openssl pkcs12 -export -name broker -inkey "$tls/broker.key" -in "$tls/broker.pem" \
+    -certfile "$tls/ca.pem" -passout "file:$tls/keystore-password" -out "$tls/broker.p12" \
+    2>>"$tls/openssl.log" || die "openssl could not write the keystore; see $tls/openssl.log"
+  chmod 644 "$tls/ca.pem"
 }
 
 # DIR/ports: one line per node, "N CLIENT INTERNAL CONTROLLER ADVERTISED".
@@ -233,8 +311,11 @@ stop_nodes() {
 # the cluster id, the node id and a directory id; the bootstrap metadata checkpoint) names no
 # port or path of DIR. Every cluster made from it has the same cluster id, which clusters that
 # never talk to each other do not mind.
+# With sasl_ssl, a template of its own: its metadata also holds the SCRAM user relay, with a
+# random password kept in the template (scram-password) and copied into each DIR.
 storage_template() {
-  local template=$cache/storage-template n
+  local security=${1:-plaintext} template=$cache/storage-template n scram=()
+  [[ $security == sasl_ssl ]] && template=$cache/storage-template-sasl
   [[ -f $template/complete ]] && return 0
   exec 8>"$root/.local/kafka-template.lock"
   flock 8
@@ -247,6 +328,10 @@ storage_template() {
     while [[ $cluster_id == -* ]]; do
       cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
     done
+    if [[ $security == sasl_ssl ]]; then
+      (umask 077 && openssl rand -hex 16 >"$template/scram-password")
+      scram=(--add-scram "SCRAM-SHA-512=[name=relay,password=$(cat "$template/scram-password")]")
+    fi
     # Ports of no consequence: format binds none, and a node's own ports come from DIR.
     local voters
     voters=$(seq 1 $nodes | awk '{printf "%s%s@127.0.0.1:%s", (NR > 1 ? "," : ""), $1, 9200 + $1}')
@@ -254,7 +339,7 @@ storage_template() {
       write_node_config "$template" "$n" $((9000 + n)) $((9100 + n)) $((9200 + n)) $((9000 + n)) \
         "$voters"
       java_run "$root/scripts/kafka/log4j2-tools.yaml" kafka.tools.StorageTool format \
-        -t "$cluster_id" -c "$template/node$n/server.properties" \
+        -t "$cluster_id" -c "$template/node$n/server.properties" ${scram[@]+"${scram[@]}"} \
         >"$template/node$n/format.log" 2>&1 &
     done
     wait
@@ -282,16 +367,34 @@ ${advertised[n - 1]:-$((base + n - 1))}" >>"$dir/ports"
     done
   fi
   voters=$(awk '{printf "%s%s@127.0.0.1:%s", (NR > 1 ? "," : ""), $1, $4}' "$dir/ports")
-  storage_template
+  # The choice sticks to DIR: a restart keeps its listeners and its formatted storage.
+  local security=${OUTBOX_KAFKA_SECURITY:-}
+  [[ -z $security && -f $dir/security ]] && security=$(cat "$dir/security")
+  security=${security:-plaintext}
+  [[ $security == plaintext || $security == sasl_ssl ]] ||
+    die "OUTBOX_KAFKA_SECURITY must be plaintext or sasl_ssl, not $security"
+  [[ -f $dir/security && $(cat "$dir/security") != "$security" ]] &&
+    die "$dir was started with $(cat "$dir/security"); remove it to start it as $security"
+  echo "$security" >"$dir/security"
+  local template=$cache/storage-template
+  if [[ $security == sasl_ssl ]]; then
+    template=$cache/storage-template-sasl
+    make_tls "$dir"
+  fi
+  storage_template "$security"
+  [[ $security == sasl_ssl ]] && (umask 077 && cp "$template/scram-password" "$dir/sasl-password")
   for n in $(seq 1 $nodes); do
     read -r _ client internal controller advertised_port < <(node_ports "$dir" "$n")
-    write_node_config "$dir" "$n" "$client" "$internal" "$controller" "$advertised_port" "$voters"
+    write_node_config "$dir" "$n" "$client" "$internal" "$controller" "$advertised_port" \
+      "$voters" "$security"
     if [[ ! -f $dir/node$n/data/meta.properties ]]; then
       rm -rf "$dir/node$n/data"
-      cp -r "$cache/storage-template/node$n/data" "$dir/node$n/data"
+      cp -r "$template/node$n/data" "$dir/node$n/data"
     fi
   done
-  cp "$cache/storage-template/cluster-id" "$dir/cluster-id"
+  cp "$template/cluster-id" "$dir/cluster-id"
+  local mechanism
+  mechanism=$(client_sasl_mechanism)
   for n in $(seq 1 $nodes); do start_node "$dir" "$n"; done
   for n in $(seq 1 $nodes); do wait_node "$dir" "$n"; done
   {
@@ -299,7 +402,26 @@ ${advertised[n - 1]:-$((base + n - 1))}" >>"$dir/ports"
     echo "export OUTBOX_KAFKA_INTERNAL_BOOTSTRAP=$(internal_bootstrap "$dir")"
     echo "export OUTBOX_KAFKA_VERSION=$version"
     echo "export OUTBOX_KAFKA_DIR=$dir"
+    echo "export OUTBOX_KAFKA_SECURITY=$security"
+    if [[ $security == sasl_ssl ]]; then
+      echo "export OUTBOX_KAFKA_CA=$dir/tls/ca.pem"
+      echo "export OUTBOX_KAFKA_SASL_MECHANISM=$mechanism"
+      echo "export OUTBOX_KAFKA_SASL_USERNAME=relay"
+      echo "export OUTBOX_KAFKA_SASL_PASSWORD_FILE=$dir/sasl-password"
+    fi
   } >"$dir/env"
+  if [[ $security == sasl_ssl ]]; then
+    (
+      umask 077
+      cat >"$dir/kcat.conf" <<EOF
+security.protocol=SASL_SSL
+sasl.mechanisms=$mechanism
+sasl.username=relay
+sasl.password=$(cat "$dir/sasl-password")
+ssl.ca.location=$dir/tls/ca.pem
+EOF
+    )
+  fi
   echo "==> Kafka $version: $nodes nodes up in $((SECONDS - started)) s; bootstrap $(client_bootstrap "$dir")" >&2
   client_bootstrap "$dir"
   echo

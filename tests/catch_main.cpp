@@ -1,7 +1,9 @@
-// Catch2's main, with one option of ours taken out of the arguments first:
+// Catch2's main, with options of ours taken out of the arguments first:
 //   --db-env FILE   the env file a server script wrote (scripts/local-mysql.sh or
 //                   local-mariadb.sh: "export OUTBOX_MYSQL_HOST=..." lines); its variables replace
 //                   the ones in the environment, for this process and every program it starts.
+//   --env NAME=VALUE  one variable the same way (OUTBOX_KAFKA_SECURITY=sasl_ssl: the kafka tests
+//                   registered a second time on a SASL_SSL cluster).
 // ctest runs each database test twice, the copies named "mysql: ..." with the MySQL server's
 // env file (tests/CMakeLists.txt), while the test command's environment names MariaDB's: both
 // servers' tests share one ctest run and its slots.
@@ -42,6 +44,17 @@ int main(int argc, char* argv[]) {
                   << " (scripts/test.sh starts the servers and writes it)\n";
         return 2;
       }
+      ++i;
+      continue;
+    }
+    if (std::string(argv[i]) == "--env" && i + 1 < argc) {
+      const std::string assignment = argv[i + 1];
+      const size_t equals = assignment.find('=');
+      if (equals == std::string::npos) {
+        std::cerr << "--env: expected NAME=VALUE, got " << assignment << "\n";
+        return 2;
+      }
+      setenv(assignment.substr(0, equals).c_str(), assignment.substr(equals + 1).c_str(), 1);
       ++i;
       continue;
     }

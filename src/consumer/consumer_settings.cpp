@@ -66,6 +66,7 @@ ConsumerKafkaSettings read_kafka(YamlSection& section) {
   kafka.group_id = section.string("group_id", "");
   kafka.properties = section.string_map("properties");
   section.warn_if_inline_secrets_exposed("properties", is_secret_kafka_property);
+  kafka.property_files = read_kafka_property_files(section, kafka.properties);
   section.reject_unknown_keys();
   return kafka;
 }
@@ -111,7 +112,8 @@ ConsumerSettings read_consumer_settings(YamlSection kafka_section, YamlSection c
                              "must not be one of kafka.topics: a dead letter would be consumed "
                              "again and dead-lettered again, forever");
   }
-  validate_kafka_properties(settings.kafka.properties, forbidden_reason, diagnostics);
+  validate_kafka_properties(settings.kafka.properties, settings.kafka.property_files,
+                            forbidden_reason, diagnostics);
   return settings;
 }
 
@@ -122,9 +124,7 @@ std::vector<KafkaProperty> consumer_properties(const ConsumerSettings& settings)
       // consumer never starts at the end.
       {"auto.offset.reset", "earliest", "default"},
   };
-  for (const ScalarAt& property : settings.kafka.properties) {
-    out.push_back({property.key, property.value, "kafka.properties"});
-  }
+  append_user_kafka_properties(out, settings.kafka.properties, settings.kafka.property_files);
   out.push_back({"bootstrap.servers", settings.kafka.bootstrap_servers, "kafka.bootstrap_servers"});
   out.push_back({"group.id", settings.kafka.group_id, "kafka.group_id"});
   out.push_back({"enable.auto.commit", "false", "required by the consumer"});
@@ -143,9 +143,7 @@ std::vector<KafkaProperty> dead_letter_producer_properties(const ConsumerSetting
       // must stay far below max.poll.interval.ms (librdkafka's default for both is 5 minutes).
       {"message.timeout.ms", "30000", "default"},
   };
-  for (const ScalarAt& property : settings.kafka.properties) {
-    out.push_back({property.key, property.value, "kafka.properties"});
-  }
+  append_user_kafka_properties(out, settings.kafka.properties, settings.kafka.property_files);
   out.push_back({"bootstrap.servers", settings.kafka.bootstrap_servers, "kafka.bootstrap_servers"});
   out.push_back({"enable.idempotence", "true", "required by the consumer"});
   out.push_back({"acks", "all", "required by the consumer"});
@@ -157,7 +155,6 @@ void emit_consumer_settings(const ConsumerSettings& settings, YAML::Emitter& out
   out << YAML::Key << "bootstrap_servers" << YAML::Value << settings.kafka.bootstrap_servers;
   out << YAML::Key << "topics" << YAML::Value << settings.kafka.topics;
   out << YAML::Key << "group_id" << YAML::Value << settings.kafka.group_id;
-  out << YAML::Key << "properties" << YAML::Value;
   emit_kafka_properties(consumer_properties(settings), out);
   out << YAML::EndMap;
 

@@ -19,6 +19,7 @@ struct ConsumerKafkaSettings {
   std::string group_id;              // empty in the file: consumer.name
   std::vector<ScalarAt> properties;  // handed to librdkafka verbatim (consumer and dead-letter
                                      // producer alike: security settings serve both)
+  std::vector<KafkaPropertyFile> property_files;  // ... each as its file's content
 };
 
 // consumer.*: this consumer's identity and its failure handling.

@@ -68,6 +68,9 @@ void ProducerHandle::on_error(rd_kafka_t* handle, int error, const char* reason,
     return;
   }
   if (code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) self->all_brokers_down_.store(true);
+  if (code == RD_KAFKA_RESP_ERR__AUTHENTICATION || code == RD_KAFKA_RESP_ERR__SSL) {
+    self->refusal_code_.store(code);
+  }
   spdlog::warn("kafka producer #{}: {}: {}", self->generation_, rd_kafka_err2name(code), reason);
 }
 
@@ -96,9 +99,17 @@ Status ProducerHandle::probe(std::chrono::milliseconds timeout) {
       rd_kafka_metadata(handle_.get(), 0, nullptr, &raw, static_cast<int>(timeout.count()));
   RdKafkaMetadata metadata(raw);
   if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Error{std::string("no broker answered a metadata request within ") +
-                 std::to_string(timeout.count()) + " ms: " + rd_kafka_err2str(error)};
+    std::string why = std::string("no broker answered a metadata request within ") +
+                      std::to_string(timeout.count()) + " ms: " + rd_kafka_err2str(error);
+    // The broker's own words (host, mechanism) are in the log line of the error callback.
+    if (const int refusal = refusal_code_.load(); refusal == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
+      why += "; the broker refused authentication (check sasl.username and sasl.password)";
+    } else if (refusal == RD_KAFKA_RESP_ERR__SSL) {
+      why += "; the TLS handshake failed (check ssl.ca.location and the broker's certificate)";
+    }
+    return Error{why};
   }
+  refusal_code_.store(0);
   if (metadata->broker_cnt == 0) return Error{"the cluster reported no brokers"};
   return ok_status();
 }

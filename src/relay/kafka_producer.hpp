@@ -65,6 +65,9 @@ class ProducerHandle {
   std::atomic<bool> fatal_{false};
   std::atomic<int> fatal_code_{0};
   std::atomic<bool> all_brokers_down_{false};
+  // The last error callback was the broker refusing our credentials (SASL) or our TLS
+  // handshake: a probe that fails names that, not only its timeout.
+  std::atomic<int> refusal_code_{0};
   mutable std::mutex fatal_mutex_;
   std::string fatal_reason_;
   std::jthread poller_;

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "secret_file.hpp"
+
 namespace outbox {
 namespace {
 
@@ -69,9 +71,7 @@ std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka, Pr
     out.push_back({"transaction.timeout.ms", std::to_string(ms.count()),
                    "relay.lease (relay.ordering: transactional)"});
   }
-  for (const ScalarAt& property : kafka.properties) {
-    out.push_back({property.key, property.value, "kafka.properties"});
-  }
+  append_user_kafka_properties(out, kafka.properties, kafka.property_files);
   out.push_back({"bootstrap.servers", kafka.bootstrap_servers, "kafka.bootstrap_servers"});
   out.push_back({"enable.idempotence", "true", "required by the relay"});
   out.push_back({"acks", "all", "required by the relay"});
@@ -100,7 +100,7 @@ Outcome<RdKafkaConf> make_producer_conf(const KafkaSettings& kafka, ProducerRole
 }
 
 void validate_producer_properties(const KafkaSettings& kafka, ConfigDiagnostics& diagnostics) {
-  validate_kafka_properties(kafka.properties, forbidden_reason, diagnostics);
+  validate_kafka_properties(kafka.properties, kafka.property_files, forbidden_reason, diagnostics);
 }
 
 Micros effective_delivery_timeout(const KafkaSettings& kafka) {
@@ -108,6 +108,11 @@ Micros effective_delivery_timeout(const KafkaSettings& kafka) {
   for (const ScalarAt& property : kafka.properties) {
     if (property.key == "message.timeout.ms" || property.key == "delivery.timeout.ms") {
       value = property.value;
+    }
+  }
+  for (const KafkaPropertyFile& file : kafka.property_files) {
+    if (file.name == "message.timeout.ms" || file.name == "delivery.timeout.ms") {
+      if (Outcome<std::string> content = read_secret_file(file.path)) value = content.value();
     }
   }
   int64_t ms = 0;

@@ -108,8 +108,9 @@ Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher, 
     const Micros pause = backoff.next();
     spdlog::warn("waiting for Kafka {}: {}; retrying in {}", config.kafka.bootstrap_servers,
                  probed.error().message, format_pause(pause));
-    // The probe's error names brokers: the log has it, /readyz does not.
-    health.set_problem(HealthBoard::kStartUp, "waiting for Kafka (details in the log)");
+    // The probe's error names no broker (ProducerHandle::probe: librdkafka's error name and
+    // whether authentication or the TLS handshake was refused): fine for /readyz.
+    health.set_problem(HealthBoard::kStartUp, "waiting for Kafka: " + probed.error().message);
     systemd::notify_status("waiting for Kafka: " + probed.error().message);
     sleep_unless_stopped(stop, pause);
   }
@@ -195,6 +196,22 @@ void report_password_change(MysqlEndpoint& running, const MysqlEndpoint& fresh) 
   spdlog::warn("SIGHUP: mysql.password changed; it takes effect only after a restart");
 }
 
+// A kafka.property_files file is read when a producer is created (at start, and when a
+// producer is replaced after a fatal error), not by a SIGHUP: one changed in place is named,
+// and the running producers keep the value they were created with until a restart. The
+// version compared is the file's identity and mtime, never its content.
+void report_property_file_changes(const KafkaSettings& running, const KafkaSettings& fresh) {
+  for (const KafkaPropertyFile& file : fresh.property_files) {
+    for (const KafkaPropertyFile& old : running.property_files) {
+      if (old.name != file.name || old.path != file.path || old.version == file.version) continue;
+      spdlog::warn(
+          "SIGHUP: kafka.property_files.{} ({}) changed; the producers read it when they are "
+          "created, so it takes effect only after a restart",
+          file.name, file.path);
+    }
+  }
+}
+
 // SIGHUP: re-read and validate the file; apply what can change at runtime, keep everything on
 // any error, and name what needs a restart.
 void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
@@ -209,6 +226,7 @@ void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
   for (const ConfigProblem& warning : diagnostics.warnings())
     spdlog::warn("SIGHUP: {}", warning.to_string());
   report_password_change(running.mysql, fresh->mysql);
+  report_property_file_changes(running.kafka, fresh->kafka);
   const std::vector<std::string> need_restart = apply_reload(running, *fresh, live);
   spdlog::info(
       "SIGHUP: reloaded {}: log.level {}, relay.batch_size {}, relay.poll_interval {}, "

@@ -41,6 +41,7 @@ KafkaSettings read_kafka(YamlSection section) {
   }
   kafka.properties = section.string_map("properties");
   section.warn_if_inline_secrets_exposed("properties", is_secret_kafka_property);
+  kafka.property_files = read_kafka_property_files(section, kafka.properties);
   section.reject_unknown_keys();
   return kafka;
 }
@@ -232,7 +233,6 @@ std::string print_relay_config(const RelayConfig& config) {
   }
   out << YAML::EndMap;
   emit_message_settings(config.kafka.message, out);
-  out << YAML::Key << "properties" << YAML::Value;
   emit_kafka_properties(producer_properties(config.kafka), out);
   out << YAML::EndMap;
 

@@ -10,6 +10,7 @@
 #include "config/env_substitution.hpp"
 #include "config/log_section.hpp"
 #include "config/yaml_section.hpp"
+#include "kafka/kafka_properties.hpp"
 #include "message_settings.hpp"
 #include "mysql/mysql_endpoint.hpp"
 #include "mysql/sql_identifier.hpp"
@@ -23,6 +24,7 @@ struct KafkaSettings {
   std::string topic = "outbox.{aggregate_type}";  // template over the row; default by profile
   std::vector<ScalarAt> topics;                   // aggregate_type -> template
   std::vector<ScalarAt> properties;               // handed to librdkafka verbatim
+  std::vector<KafkaPropertyFile> property_files;  // ... each as its file's content
   MessageSettings message;                        // profile, headers, tombstones
 };
 

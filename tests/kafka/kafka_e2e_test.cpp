@@ -9,7 +9,8 @@
 
 using outbox::test::TestKafkaCluster;
 
-TEST_CASE("20k events through 3 relays x 2 workers arrive exactly once", "[kafka][mysql-matrix]") {
+TEST_CASE("20k events through 3 relays x 2 workers arrive exactly once",
+          "[kafka][mysql-matrix][sasl-matrix]") {
   TestKafkaCluster cluster;
   cluster->create_topic("outbox.order", 8);
   outbox::test::run_three_relays_exactly_once(cluster.bootstrap(),

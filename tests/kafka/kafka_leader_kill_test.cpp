@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 using namespace outbox::test;
 
 TEST_CASE("kill -9 of the partitions' leader twice mid-run: nothing lost or marked unacknowledged",
-          "[kafka][mysql-matrix]") {
+          "[kafka][mysql-matrix][sasl-matrix]") {
   // 100 aggregates, one version of each every 200 ms (500 events/s).
   constexpr int kAggregates = 100;
   TestKafkaCluster cluster;

@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 using namespace outbox::test;
 
 TEST_CASE("two of three nodes down past message.timeout.ms: nothing marked, then all published",
-          "[kafka]") {
+          "[kafka][sasl-matrix]") {
   TestKafkaCluster cluster;
   cluster->create_topic("outbox.order", 4);
   TestDatabase db;

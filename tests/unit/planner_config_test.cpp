@@ -2,6 +2,7 @@
 // consumer: sections): defaults, and every error at once with file:line and key path.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "planner_config.hpp"
@@ -140,4 +141,30 @@ TEST_CASE("the planner's effective config prints secrets as *****", "[planner-co
   CHECK(printed.find("kafka-secret") == std::string::npos);
   CHECK(printed.find("enable.auto.commit: false") != std::string::npos);
   CHECK(printed.find("dead_letter_topic: dlq") != std::string::npos);
+}
+
+TEST_CASE("the consumer reads kafka.property_files for both its clients", "[planner-config]") {
+  outbox::test::TempDir dir;
+  const std::string secret = dir.write("kafka-password", "S3cr3t-Zebra-42\n");
+  const Loaded loaded = load(
+      "mysql:\n  user: planner\n  database: app\n"
+      "kafka:\n  bootstrap_servers: k1:9092\n  topics: [outbox.order]\n"
+      "  property_files:\n    sasl.password: " +
+      secret + "\nconsumer:\n  dead_letter_topic: dlq\n");
+  INFO(loaded.errors);
+  REQUIRE(loaded.config);
+  const auto& settings = loaded.config->consumer;
+  for (const auto& properties : {outbox::consumer::consumer_properties(settings),
+                                 outbox::consumer::dead_letter_producer_properties(settings)}) {
+    const auto password =
+        std::find_if(properties.begin(), properties.end(),
+                     [](const outbox::KafkaProperty& p) { return p.name == "sasl.password"; });
+    REQUIRE(password != properties.end());
+    CHECK(password->file == secret);
+    CHECK(password->value.empty());
+    CHECK(outbox::make_kafka_conf(properties));
+  }
+  const std::string printed = outbox::planner::print_planner_config(*loaded.config);
+  CHECK(printed.find("S3cr3t-Zebra-42") == std::string::npos);
+  CHECK(printed.find("sasl.password: " + secret) != std::string::npos);
 }

@@ -4,8 +4,11 @@
 
 #include <sys/stat.h>
 
+#include <array>
+#include <cstdio>
 #include <map>
 
+#include "producer_config.hpp"
 #include "relay_config.hpp"
 #include "relay_config_loading.hpp"
 #include "test_env.hpp"
@@ -311,6 +314,126 @@ TEST_CASE("a config every user can read but holding no secret of its own is not 
   INFO(diagnostics.render());
   REQUIRE(config);
   CHECK(diagnostics.render_warnings().empty());
+}
+
+TEST_CASE("kafka.property_files: a property's value from a file, read when the conf is made",
+          "[config][secrets]") {
+  outbox::test::TempDir dir;
+  const std::string secret = dir.write("kafka-password", "S3cr3t-Zebra-42\n");
+  REQUIRE(chmod(secret.c_str(), 0600) == 0);
+  const Loaded loaded = load(kMinimal +
+                             "  properties:\n"
+                             "    security.protocol: SASL_SSL\n"
+                             "    sasl.mechanisms: SCRAM-SHA-512\n"
+                             "    sasl.username: relay\n"
+                             "  property_files:\n"
+                             "    sasl.password: " +
+                             secret + "\n");
+  INFO(loaded.errors);
+  REQUIRE(loaded.config);
+  CHECK(loaded.warnings.empty());
+  const auto& files = loaded.config->kafka.property_files;
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].name == "sasl.password");
+  CHECK(files[0].path == secret);
+  CHECK(files[0].line == 11);
+
+  // The settings hold the path, never the value: the file is read when a conf is made.
+  bool found = false;
+  for (const outbox::KafkaProperty& property : outbox::producer_properties(loaded.config->kafka)) {
+    CHECK(property.value.find("S3cr3t-Zebra-42") == std::string::npos);
+    if (property.name == "sasl.password") {
+      found = true;
+      CHECK(property.file == secret);
+      CHECK(std::string(property.origin) == "kafka.property_files");
+    }
+  }
+  CHECK(found);
+  auto conf = outbox::make_producer_conf(loaded.config->kafka);
+  REQUIRE(conf);
+  std::array<char, 128> value{};
+  size_t size = value.size();
+  REQUIRE(rd_kafka_conf_get(conf.value().get(), "sasl.password", value.data(), &size) ==
+          RD_KAFKA_CONF_OK);
+  CHECK(std::string(value.data()) == "S3cr3t-Zebra-42");
+
+  // A rotated file: the next conf (a producer created later) has the new value.
+  dir.write("kafka-password", "S3cr3t-Zebra-43\n");
+  auto rotated = outbox::make_producer_conf(loaded.config->kafka);
+  REQUIRE(rotated);
+  size = value.size();
+  REQUIRE(rd_kafka_conf_get(rotated.value().get(), "sasl.password", value.data(), &size) ==
+          RD_KAFKA_CONF_OK);
+  CHECK(std::string(value.data()) == "S3cr3t-Zebra-43");
+
+  // --print-config names the file, never the value.
+  const std::string printed = outbox::print_relay_config(*loaded.config);
+  CHECK(printed.find("S3cr3t-Zebra") == std::string::npos);
+  CHECK(printed.find("property_files:\n    sasl.password: " + secret) != std::string::npos);
+
+  // Gone by the time the producer is made: an error naming the key and the file.
+  REQUIRE(std::remove(secret.c_str()) == 0);
+  auto missing = outbox::make_producer_conf(loaded.config->kafka);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message == "kafka.property_files.sasl.password: cannot read " + secret +
+                                       ": No such file or directory");
+}
+
+TEST_CASE("kafka.property_files: errors name the key and line, never the value",
+          "[config][secrets]") {
+  outbox::test::TempDir dir;
+  const std::string secret = dir.write("secret", "S3cr3t-Zebra-42\n");
+  const std::string empty = dir.write("empty", "\n");
+  const std::string acks = dir.write("acks", "1\n");
+  REQUIRE(chmod(secret.c_str(), 0644) == 0);
+  REQUIRE(chmod(acks.c_str(), 0600) == 0);
+  const Loaded loaded = load(kMinimal +
+                             "  properties:\n"
+                             "    sasl.password: inline\n"
+                             "  property_files:\n"
+                             "    sasl.password: " +
+                             secret +
+                             "\n"
+                             "    ssl.key.password: /nonexistent/key-password\n"
+                             "    sasl.oauthbearer.client.secret: " +
+                             empty +
+                             "\n"
+                             "    security.protocol: " +
+                             secret +
+                             "\n"
+                             "    acks: " +
+                             acks + "\n");
+  CHECK_FALSE(loaded.config);
+  CHECK(loaded.errors ==
+        "relay.yaml:9: kafka.property_files.sasl.password: is also set in kafka.properties "
+        "(line 7): set it in one of the two\n"
+        "relay.yaml:10: kafka.property_files.ssl.key.password: cannot read "
+        "/nonexistent/key-password: No such file or directory\n"
+        "relay.yaml:11: kafka.property_files.sasl.oauthbearer.client.secret: " +
+            empty +
+            " is empty\n"
+            "relay.yaml:12: kafka.property_files.security.protocol: librdkafka rejects it: "
+            "Invalid value \"*****\" for configuration property \"security.protocol\"\n"
+            "relay.yaml:13: kafka.property_files.acks: must stay all: an event is marked "
+            "PUBLISHED only once every in-sync replica has it\n");
+  CHECK(loaded.errors.find("S3cr3t-Zebra-42") == std::string::npos);
+  CHECK(loaded.warnings ==
+        "warning: relay.yaml:12: kafka.property_files.security.protocol: mode 0644: readable by "
+        "every user of the machine (chmod 600 " +
+            secret + ", or 640 with a group of its own)\n");
+}
+
+TEST_CASE("a refused value is hidden only when it is a secret or comes from a file",
+          "[config][secrets]") {
+  // librdkafka quotes what it refuses; an ordinary value helps its owner, so it stays.
+  const Loaded loaded = load(kMinimal +
+                             "  properties:\n"
+                             "    message.max.bytes: 999\n");
+  INFO(loaded.errors);
+  CHECK(loaded.errors.find("kafka.properties.message.max.bytes: librdkafka rejects it: ") !=
+        std::string::npos);
+  CHECK(loaded.errors.find("value 999 is outside") != std::string::npos);
+  CHECK(loaded.errors.find("*****") == std::string::npos);
 }
 
 TEST_CASE("syntax errors and unreadable files are config errors too", "[config]") {

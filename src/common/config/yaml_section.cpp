@@ -140,6 +140,10 @@ void YamlSection::warn_if_inline_secrets_exposed(
   }
 }
 
+void YamlSection::warning_at(int line, std::string key_path, std::string what) {
+  diagnostics_->warn(line, std::move(key_path), std::move(what));
+}
+
 std::optional<std::string> YamlSection::scalar(const std::string& key, const char* expected) {
   known_.insert(key);
   const YAML::Node value = child(key);

@@ -70,6 +70,8 @@ class YamlSection {
   void warning(const std::string& key, std::string what);
   // A problem found in a nested value read earlier (e.g. one entry of a string_map).
   void problem_at(int line, std::string key_path, std::string what);
+  // A warning about such a value.
+  void warning_at(int line, std::string key_path, std::string what);
 
   // A secret written in the file itself (holds_written_text: not only ${VAR} references), in a
   // file that every user of the machine can read, is a warning naming the key, the file and its

@@ -1,5 +1,6 @@
 #include "harness/kafka_cluster.hpp"
 
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -60,6 +61,18 @@ KafkaCluster::KafkaCluster(std::string script, std::string dir, Wiring wiring)
   }
   bootstrap_ = env_value(dir_ + "/env", "OUTBOX_KAFKA_BOOTSTRAP");
   internal_bootstrap_ = env_value(dir_ + "/env", "OUTBOX_KAFKA_INTERNAL_BOOTSTRAP");
+  // A SASL_SSL cluster (OUTBOX_KAFKA_SECURITY=sasl_ssl in the environment the script saw):
+  // its client settings go into this process's environment, so every client the test starts
+  // authenticates: relays and planners (service_configs.hpp), kcat (KCAT_CONFIG, a file of
+  // librdkafka properties kcat reads when no -F is given).
+  if (env_value(dir_ + "/env", "OUTBOX_KAFKA_SECURITY") == "sasl_ssl") {
+    for (const char* name :
+         {"OUTBOX_KAFKA_SECURITY", "OUTBOX_KAFKA_CA", "OUTBOX_KAFKA_SASL_MECHANISM",
+          "OUTBOX_KAFKA_SASL_USERNAME", "OUTBOX_KAFKA_SASL_PASSWORD_FILE"}) {
+      setenv(name, env_value(dir_ + "/env", name).c_str(), 1);
+    }
+    setenv("KCAT_CONFIG", (dir_ + "/kcat.conf").c_str(), 1);
+  }
 }
 
 // kill -9: a test's cluster is thrown away with its data, and a controlled shutdown of three

@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "harness/child_process.hpp"
+#include "harness/service_configs.hpp"
+#include "harness/temp_dir.hpp"
 #include "kafka/rdkafka_handles.hpp"
 
 namespace outbox::harness {
@@ -188,8 +190,21 @@ std::map<int, long long> committed_offsets(const std::string& bootstrap, const s
                                            const std::string& topic, int partitions) {
   RdKafkaConf conf(rd_kafka_conf_new());
   std::array<char, 512> error{};
-  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"bootstrap.servers", bootstrap}, {"group.id", group}, {"log_level", "3"}}) {
+  std::vector<std::pair<std::string, std::string>> properties{
+      {"bootstrap.servers", bootstrap}, {"group.id", group}, {"log_level", "3"}};
+  // On a SASL_SSL test cluster, the same credentials as every other client of the test.
+  if (const KafkaClientSecurity security = kafka_client_security();
+      !security.password_file.empty()) {
+    std::string password = read_text_file(security.password_file);
+    while (!password.empty() && password.back() == '\n')
+      password.pop_back();
+    properties.insert(properties.end(), {{"security.protocol", "SASL_SSL"},
+                                         {"sasl.mechanisms", security.mechanism},
+                                         {"sasl.username", security.username},
+                                         {"sasl.password", password},
+                                         {"ssl.ca.location", security.ca_file}});
+  }
+  for (const auto& [name, value] : properties) {
     if (rd_kafka_conf_set(conf.get(), name.c_str(), value.c_str(), error.data(), error.size()) !=
         RD_KAFKA_CONF_OK) {
       throw std::runtime_error(std::string("committed_offsets: ") + error.data());

@@ -1,6 +1,39 @@
 #include "harness/service_configs.hpp"
 
+#include <cstdlib>
+
 namespace outbox::harness {
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+// kafka.properties lines (indented under properties:) for the cluster's security settings.
+std::string security_properties_yaml(const KafkaClientSecurity& security) {
+  if (security.password_file.empty()) return "";
+  return "    security.protocol: SASL_SSL\n"
+         "    sasl.mechanisms: " +
+         security.mechanism + "\n    sasl.username: " + security.username +
+         "\n    ssl.ca.location: " + security.ca_file + "\n";
+}
+
+// The kafka.property_files section holding the password (the relay's and planner's way).
+std::string security_files_yaml(const KafkaClientSecurity& security,
+                                const std::string& password_file) {
+  if (security.password_file.empty()) return "";
+  return "  property_files:\n    sasl.password: " +
+         (password_file.empty() ? security.password_file : password_file) + "\n";
+}
+
+}  // namespace
+
+KafkaClientSecurity kafka_client_security() {
+  if (env_or_empty("OUTBOX_KAFKA_SECURITY") != "sasl_ssl") return {};
+  return {env_or_empty("OUTBOX_KAFKA_SASL_MECHANISM"), env_or_empty("OUTBOX_KAFKA_SASL_USERNAME"),
+          env_or_empty("OUTBOX_KAFKA_SASL_PASSWORD_FILE"), env_or_empty("OUTBOX_KAFKA_CA")};
+}
 
 std::string mysql_section_yaml(const MysqlEndpoint& endpoint, const std::string& password_yaml) {
   return "mysql:\n"
@@ -16,9 +49,12 @@ std::string relay_config_yaml(const std::string& mysql_yaml, const std::string& 
   yaml += "kafka:\n";
   yaml += "  bootstrap_servers: " + bootstrap + "\n";
   yaml += settings.extra_kafka_settings;
+  const KafkaClientSecurity security = kafka_client_security();
   yaml += "  properties:\n";
   yaml += "    log.connection.close: \"false\"\n";
+  yaml += security_properties_yaml(security);
   yaml += settings.extra_kafka_properties;
+  yaml += security_files_yaml(security, settings.sasl_password_file);
   yaml += "relay:\n";
   if (!settings.instance_id.empty()) yaml += "  instance_id: " + settings.instance_id + "\n";
   yaml += "  workers: " + std::to_string(settings.workers) + "\n";
@@ -51,6 +87,9 @@ std::string planner_config_yaml(const std::string& mysql_yaml, const std::string
   yaml += "    log.connection.close: \"false\"\n";
   yaml += "    session.timeout.ms: \"" + settings.session_timeout_ms + "\"\n";
   yaml += "    heartbeat.interval.ms: \"500\"\n";
+  const KafkaClientSecurity security = kafka_client_security();
+  yaml += security_properties_yaml(security);
+  yaml += security_files_yaml(security, "");
   yaml += "consumer:\n";
   if (!settings.name.empty()) yaml += "  name: " + settings.name + "\n";
   yaml += "  dead_letter_topic: " + settings.dead_letter_topic + "\n";

@@ -14,6 +14,18 @@ namespace outbox::harness {
 // indentation, e.g. "password: ${OUTBOX_MYSQL_PASSWORD}" or "password_file: /run/pw".
 std::string mysql_section_yaml(const MysqlEndpoint& endpoint, const std::string& password_yaml);
 
+// The client side of a SASL_SSL cluster (scripts/kafka-cluster.sh with
+// OUTBOX_KAFKA_SECURITY=sasl_ssl), as KafkaCluster exports it to the test's environment:
+// every client the test starts (relays, planners, kcat through KCAT_CONFIG) authenticates.
+// Empty `password_file`: the cluster is plaintext (or none was started), nothing to add.
+struct KafkaClientSecurity {
+  std::string mechanism;      // OUTBOX_KAFKA_SASL_MECHANISM
+  std::string username;       // OUTBOX_KAFKA_SASL_USERNAME
+  std::string password_file;  // OUTBOX_KAFKA_SASL_PASSWORD_FILE
+  std::string ca_file;        // OUTBOX_KAFKA_CA
+};
+KafkaClientSecurity kafka_client_security();
+
 // Settings of a relay config file.
 struct RelayConfigSettings {
   std::string instance_id;
@@ -25,6 +37,9 @@ struct RelayConfigSettings {
   std::string backoff_max = "1s";
   std::string extra_kafka_settings;    // YAML lines indented under kafka: (topics:, profile:...)
   std::string extra_kafka_properties;  // YAML lines indented under kafka.properties
+  // On a SASL_SSL cluster, the file kafka.property_files.sasl.password names instead of the
+  // cluster's (a wrong password).
+  std::string sasl_password_file;
   std::string extra_relay_settings;    // YAML lines indented under relay:
   std::string extra_log_settings;      // YAML lines indented under log:
   std::string extra_metrics_settings;  // YAML lines indented under metrics:
