@@ -417,10 +417,13 @@ TEST_CASE("kafka.property_files: errors name the key and line, never the value",
             "relay.yaml:13: kafka.property_files.acks: must stay all: an event is marked "
             "PUBLISHED only once every in-sync replica has it\n");
   CHECK(loaded.errors.find("S3cr3t-Zebra-42") == std::string::npos);
-  CHECK(loaded.warnings ==
-        "warning: relay.yaml:12: kafka.property_files.security.protocol: mode 0644: readable by "
-        "every user of the machine (chmod 600 " +
-            secret + ", or 640 with a group of its own)\n");
+  // (The inline sasl.password on line 7 may be a warning of its own: it depends on the mode
+  // the umask gave relay.yaml.)
+  CHECK(loaded.warnings.find(
+            "warning: relay.yaml:12: kafka.property_files.security.protocol: mode 0644: readable "
+            "by every user of the machine (chmod 600 " +
+            secret + ", or 640 with a group of its own)\n") != std::string::npos);
+  CHECK(loaded.warnings.find("S3cr3t-Zebra-42") == std::string::npos);
 }
 
 TEST_CASE("a refused value is hidden only when it is a secret or comes from a file",
