@@ -32,9 +32,13 @@ if [[ ! -d $data/mysql ]]; then
     --auth-root-authentication-method=socket >"$dir/install.log" 2>&1
 fi
 
-# The first free TCP port from 13306 up: the relay connects over TCP like in production.
+# The first free TCP port from a random one in 13306-15305 up: the relay connects over TCP like
+# in production. Random, not always 13306: two servers started at once (the chaos soaks of the
+# MariaDB and the MySQL copies of the suite each start one) would both find the same port free
+# and one would fail "Bind on TCP/IP port: Address already in use" (seen running soaks side by
+# side).
 fixed_port=${OUTBOX_DB_PORT:-${OUTBOX_MARIADB_PORT:-}}
-port=${fixed_port:-13306}
+port=${fixed_port:-$((13306 + RANDOM % 2000))}
 if [[ -z $fixed_port ]]; then
   while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 fi

@@ -103,7 +103,7 @@ if [[ ! -d $data/mysql ]]; then
   }
 fi
 
-# The first free TCP port from a random one in 23306-25305 up (MariaDB's start at 13306): the
+# The first free TCP port from a random one in 23306-25305 up (MariaDB's in 13306-15305): the
 # relay connects over TCP like in production. Random, not the lowest free one: a soak restarts
 # its server on the same port, and MySQL takes seconds to restart, long enough for a server
 # started meanwhile by another test to take the lowest free port (seen in CI: "Bind on TCP/IP
