@@ -18,6 +18,7 @@ TEST_CASE("outbox-verify forces the seven windows on the real Kafka cluster, eve
   TempDir dir;
   const auto run = run_verify({"--kafka", "real", "--work-dir", dir.file("work"), "--keep"},
                               dir.file("report.yaml"), "repeatableDeliveryVerification");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   REQUIRE(run.report.IsMap());
@@ -36,6 +37,7 @@ TEST_CASE("a short chaos soak on the real Kafka cluster: nodes killed -9, nothin
   const auto run = run_verify({"soak", "--kafka", "real", "--events", "4000", "--faults", "20",
                                "--partitions", "8", "--work-dir", dir.file("work")},
                               dir.file("soak.yaml"), "chaosSoak");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   REQUIRE(run.report.IsMap());
@@ -58,6 +60,7 @@ TEST_CASE("outbox-verify ordering on the real Kafka cluster: nodes and relays ki
   TempDir dir;
   const auto run = run_verify({"ordering", "--kafka", "real", "--work-dir", dir.file("work")},
                               dir.file("ordering.yaml"), "orderingVerification");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   REQUIRE(run.report.IsMap());

@@ -54,6 +54,18 @@ VerifyRun run_verify(std::vector<std::string> args, const std::string& report_fi
   return run;
 }
 
+std::string verify_exit_summary(const VerifyRun& run, size_t lines) {
+  const std::string& log = run.result.err;
+  size_t start = log.size();
+  for (size_t seen = 0; start > 0 && seen <= lines;) {
+    if (log[--start] == '\n') ++seen;
+  }
+  if (start > 0) ++start;  // after the newline that ends the line before the tail
+  return "outbox-verify exited " + std::to_string(run.result.status) +
+         (run.report.IsMap() ? ", report read" : ", no report") + "; its log ends:\n" +
+         log.substr(start);
+}
+
 KeptDatabase::KeptDatabase(const std::string& name) : cli_(mysql_endpoint(name)), name_(name) {}
 
 KeptDatabase::~KeptDatabase() {

@@ -21,6 +21,7 @@ TEST_CASE("outbox-verify forces the seven windows, every injection and invariant
   TempDir dir;
   const auto run = run_verify({"--work-dir", dir.file("work"), "--keep"}, dir.file("report.yaml"),
                               "repeatableDeliveryVerification");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   REQUIRE(run.report.IsMap());
@@ -35,6 +36,7 @@ TEST_CASE("a verifier whose duplicate path never ran fails: window 6 without its
   const auto run =
       run_verify({"--windows", "6", "--without-fault", "6", "--work-dir", dir.file("work")},
                  dir.file("report.yaml"), "repeatableDeliveryVerification");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   const YAML::Node& doc = run.report;
@@ -59,6 +61,7 @@ TEST_CASE("a short chaos soak loses nothing and explains its duplicates by fault
   const auto run = run_verify({"soak", "--events", "5000", "--faults", "30", "--partitions", "8",
                                "--work-dir", dir.file("work")},
                               dir.file("soak.yaml"), "chaosSoak");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   REQUIRE(run.report.IsMap());
@@ -78,6 +81,7 @@ TEST_CASE("a short chaos soak with ordering transactional loses nothing either",
       run_verify({"soak", "--ordering", "transactional", "--events", "3000", "--faults", "20",
                   "--partitions", "8", "--work-dir", dir.file("work")},
                  dir.file("soak.yaml"), "chaosSoak");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   REQUIRE(run.report.IsMap());
@@ -94,6 +98,7 @@ TEST_CASE("outbox-verify ordering: versions in order through relay kills and pro
   TempDir dir;
   const auto run = run_verify({"ordering", "--work-dir", dir.file("work")},
                               dir.file("ordering.yaml"), "orderingVerification");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   REQUIRE(run.report.IsMap());
@@ -108,6 +113,7 @@ TEST_CASE("outbox-verify ordering fails relays that keep no order: ordering none
   TempDir dir;
   const auto run = run_verify({"ordering", "--ordering", "none", "--work-dir", dir.file("work")},
                               dir.file("ordering.yaml"), "orderingVerification");
+  INFO(outbox::test::verify_exit_summary(run));
   INFO(run.result.err);
   INFO(run.report_text);
   const YAML::Node& doc = run.report;
