@@ -27,9 +27,19 @@ if [[ $command == stop ]]; then
 fi
 
 stop_server "$pidfile"
+# A temporary directory of its own: at start-up (and mariadb-install-db's bootstrap) the server
+# removes every '#sql' file in its tmpdir, including another server's live temporary tables;
+# two servers sharing /tmp made mariadb-install-db fail ("Could not remove temporary table ...
+# Unknown table 'mysql.tmp_user_sys'") when two soaks started theirs at once.
+mkdir -p "$dir/tmp"
 if [[ ! -d $data/mysql ]]; then
-  mariadb-install-db --no-defaults --datadir="$data" --user="$(id -un)" \
-    --auth-root-authentication-method=socket >"$dir/install.log" 2>&1
+  rm -rf "$data"
+  mariadb-install-db --no-defaults --datadir="$data" --user="$(id -un)" --tmpdir="$dir/tmp" \
+    --auth-root-authentication-method=socket >"$dir/install.log" 2>&1 || {
+    grep -v '^$' "$dir/install.log" | head -8 >&2
+    echo "mariadb-install-db failed; see $dir/install.log" >&2
+    exit 1
+  }
 fi
 
 # The first free TCP port from a random one in 13306-15305 up: the relay connects over TCP like
@@ -44,7 +54,7 @@ if [[ -z $fixed_port ]]; then
 fi
 
 mariadbd --no-defaults --datadir="$data" --user="$(id -un)" --socket="$socket" \
-  --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" \
+  --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" --tmpdir="$dir/tmp" \
   --log-error="$dir/error.log" --innodb-buffer-pool-size="${OUTBOX_DB_BUFFER_POOL:-${OUTBOX_MARIADB_BUFFER_POOL:-512M}}" \
   --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \
   --log-bin="$dir/binlog" --binlog-format=ROW --server-id=1 \

@@ -91,11 +91,14 @@ fi
 
 make_root
 stop_server "$pidfile"
+# A temporary directory of its own, as in local-mariadb.sh: a starting server removes every
+# '#sql' file in its tmpdir, another server's live temporary tables included.
+mkdir -p "$dir/tmp"
 if [[ ! -d $data/mysql ]]; then
   rm -rf "$data"
   # --initialize-insecure: root@localhost without a password, reached only through DIR's
   # socket; the accounts the tests use are made below.
-  mysqld_in_root --initialize-insecure --user="$(id -un)" --datadir="$data" \
+  mysqld_in_root --initialize-insecure --user="$(id -un)" --datadir="$data" --tmpdir="$dir/tmp" \
     >"$dir/install.log" 2>&1 || {
     tail -20 "$dir/install.log" >&2
     echo "MySQL's --initialize failed; see $dir/install.log" >&2
@@ -115,7 +118,7 @@ fi
 
 # --mysqlx=OFF: the X protocol's own port is not used. --secure-file-priv=: no export dir.
 mysqld_in_root --user="$(id -un)" --datadir="$data" --socket="$socket" \
-  --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" --mysqlx=OFF \
+  --port="$port" --bind-address=127.0.0.1 --pid-file="$pidfile" --mysqlx=OFF --tmpdir="$dir/tmp" \
   --secure-file-priv= --log-error="$dir/error.log" \
   --innodb-buffer-pool-size="${OUTBOX_DB_BUFFER_POOL:-512M}" \
   --innodb-flush-log-at-trx-commit=2 --max-connections=500 --skip-name-resolve \

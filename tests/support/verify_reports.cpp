@@ -61,9 +61,22 @@ std::string verify_exit_summary(const VerifyRun& run, size_t lines) {
     if (log[--start] == '\n') ++seen;
   }
   if (start > 0) ++start;  // after the newline that ends the line before the tail
+  // The last error line first: CI's excerpt of a failure keeps only a message's first lines.
+  std::string last_error = "none";
+  for (size_t end = log.size(); end > 0;) {
+    const size_t begin = log.rfind('\n', end - 1);
+    const size_t from = begin == std::string::npos ? 0 : begin + 1;
+    const std::string line = log.substr(from, end - from);
+    if (line.find(" error ") != std::string::npos || line.find(" critical ") != std::string::npos) {
+      last_error = line;
+      break;
+    }
+    if (begin == std::string::npos) break;
+    end = begin;
+  }
   return "outbox-verify exited " + std::to_string(run.result.status) +
-         (run.report.IsMap() ? ", report read" : ", no report") + "; its log ends:\n" +
-         log.substr(start);
+         (run.report.IsMap() ? ", report read" : ", no report") +
+         "; its last error: " + last_error + "\nits log ends:\n" + log.substr(start);
 }
 
 KeptDatabase::KeptDatabase(const std::string& name) : cli_(mysql_endpoint(name)), name_(name) {}

@@ -30,9 +30,10 @@ VerifyRun run_verify(std::vector<std::string> args, const std::string& report_fi
                      const std::string& root,
                      std::chrono::seconds limit = std::chrono::seconds(520));
 
-// How the run ended and the last `lines` lines of its log, for a failing test's first message:
-// a CI log's excerpt of the whole log can end before the line that says why (a soak that ended
-// with no report printed only its first lines there).
+// How the run ended, its last error line and the last `lines` lines of its log, for a failing
+// test's first message: a CI log's excerpt keeps only a message's first lines, and a whole log
+// can end before the line that says why (a soak that ended with no report printed only its first
+// lines there).
 std::string verify_exit_summary(const VerifyRun& run, size_t lines = 25);
 
 // The database a windows report names, through the mariadb CLI, dropped when the test is done

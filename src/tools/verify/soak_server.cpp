@@ -29,6 +29,16 @@ harness::CommandResult run_script(const std::string& script, const std::string& 
   return harness::run_command(argv);
 }
 
+// The last lines of a file ("(empty)" also when it cannot be read).
+std::string file_tail(const std::string& path) {
+  const std::string text = harness::read_text_file(path);
+  size_t start = text.size();
+  for (int seen = 0; start > 0 && seen <= 8;) {
+    if (text[--start] == '\n') ++seen;
+  }
+  return text.empty() ? "(empty)" : text.substr(start);
+}
+
 }  // namespace
 
 SoakServer::SoakServer(std::string script, std::string dir)
@@ -47,7 +57,12 @@ Status SoakServer::start() {
   const std::string port = endpoint_.port != 3306 ? std::to_string(endpoint_.port) : "";
   const harness::CommandResult result = run_script(script_, "start", dir_, port);
   if (result.status != 0) {
-    return Error{"starting MariaDB in " + dir_ + " failed: " + result.out + result.err};
+    // The script's own logs say why when its output does not (mariadb-install-db writes only
+    // to install.log).
+    return Error{"starting MariaDB in " + dir_ + " failed (" + script_ + " exited " +
+                 std::to_string(result.status) + "): " + result.out + result.err +
+                 "; install.log ends: " + file_tail(dir_ + "/install.log") +
+                 "; error.log ends: " + file_tail(dir_ + "/error.log")};
   }
   {
     const std::lock_guard lock(g_servers_mutex);
