@@ -240,8 +240,20 @@ void ParkBlocked::bind(Parameters& out, const IdChunk& ids) const {
 }
 
 std::string park_behind_failed(const Schema& schema, size_t capacity) {
-  return "UPDATE " + schema.table() + " SET next_attempt_at = NULL WHERE event_id IN (" +
-         placeholders(capacity) + ") AND status = 'BLOCKED'";
+  // Decided again here, from the rows as they are now, not from the due scan's snapshot: an
+  // operator's requeue or skip committed in between would otherwise leave the row without a
+  // recheck behind a head that is no longer FAILED, and a lost wake would strand it for good.
+  // The join's read of the FAILED row is a locking one (the latest committed version; a
+  // requeue or skip still running is waited for, and its own recheck then finds this row).
+  // Any older FAILED event of the aggregate will do: the row cannot move before it either.
+  return "UPDATE " + schema.table() + " b JOIN " + schema.table() +
+         " f FORCE INDEX (idx_outbox_aggregate)"
+         " ON f.aggregate_type = b.aggregate_type AND f.aggregate_id = b.aggregate_id"
+         " AND f.unpublished = 1 AND f.status = 'FAILED'"
+         " AND (f.event_version, f.created_at, f.event_id) <"
+         " (b.event_version, b.created_at, b.event_id)"
+         " SET b.next_attempt_at = NULL WHERE b.event_id IN (" +
+         placeholders(capacity) + ") AND b.status = 'BLOCKED'";
 }
 
 void ParkBehindFailed::bind(Parameters& out, const IdChunk& ids) const {
@@ -280,6 +292,19 @@ std::string wake_blocked(const Schema& schema, size_t capacity) {
 }
 
 void WakeBlocked::bind(Parameters& out, const IdChunk& ids) const {
+  out.ids(ids);
+}
+
+std::string wake_deferred(const Schema& schema, size_t capacity) {
+  // Only RETRY rows are moved: a row published, parked or claimed meanwhile stays as it is.
+  return "UPDATE " + schema.table() +
+         " SET next_attempt_at = CURRENT_TIMESTAMP(6)"
+         " WHERE event_id IN (" +
+         placeholders(capacity) +
+         ") AND status = 'RETRY' AND next_attempt_at > CURRENT_TIMESTAMP(6)";
+}
+
+void WakeDeferred::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 

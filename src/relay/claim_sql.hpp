@@ -208,7 +208,9 @@ struct ParkBlocked {
 
 // Rows held back by a FAILED event stay BLOCKED with no recheck at all (next_attempt_at NULL,
 // outside every due scan): a FAILED event changes only by an operator's requeue or skip, which
-// wakes (skip) or reschedules (requeue_aggregate_rechecks) its aggregate. Params: ids[capacity].
+// wakes (skip) or reschedules (requeue_aggregate_rechecks) its aggregate. Only rows that an
+// older event of their aggregate still holds back as FAILED when the statement runs lose their
+// recheck; the rest keep it. Params: ids[capacity].
 std::string park_behind_failed(const Schema& schema, size_t capacity);
 struct ParkBehindFailed {
   static constexpr auto sql = park_behind_failed;
@@ -219,6 +221,14 @@ struct ParkBehindFailed {
 std::string wake_blocked(const Schema& schema, size_t capacity);
 struct WakeBlocked {
   static constexpr auto sql = wake_blocked;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
+
+// Deferred rows due now instead of at their recheck (a paused partition resumed, or probes it):
+// RETRY rows only, next_attempt_at = database now. Params: ids[capacity].
+std::string wake_deferred(const Schema& schema, size_t capacity);
+struct WakeDeferred {
+  static constexpr auto sql = wake_deferred;
   void bind(Parameters& out, const IdChunk& ids) const;
 };
 

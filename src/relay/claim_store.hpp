@@ -31,8 +31,8 @@ struct ClaimedBatch {
   std::vector<std::string> reclaimed_notes;
   // How many of `events` are RETRY rows whose backoff ended.
   size_t retried = 0;
-  // The sum of the events' payload_bytes, kept against the byte budget until they settle.
-  uint64_t payload_bytes = 0;
+  // The sum of the events' budget_bytes(), kept against the byte budget until they settle.
+  uint64_t budget_bytes = 0;
   // Log text, one note per expired row this claim parked as FAILED instead of taking it over:
   // its lease had expired unsettled relay.max_lease_expiries times.
   std::vector<std::string> failed_unsettled_notes;
@@ -120,6 +120,10 @@ class ClaimStore {
                                            const std::string& error) = 0;
 
   virtual Outcome<size_t> wake_successors(const std::vector<std::string>& ids) = 0;
+
+  // RETRY rows among `ids` due now instead of at their recheck: the events a paused partition
+  // held, when it resumed or is probed (paused_partitions.hpp). Returns how many.
+  virtual Outcome<size_t> wake_deferred(const std::vector<std::string>& ids) = 0;
 
   // True once a connection error showed the session unusable (the worker then opens a new
   // store). False says only that no error has shown it broken yet, not that the server is up.

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "outbox_event.hpp"
@@ -26,6 +27,27 @@ struct DeliveryOutcome {
   int error_code = 0;                                   // rd_kafka_resp_err_t, 0 when delivered
   std::chrono::steady_clock::time_point reported_at{};  // when the delivery report arrived
   std::string error;                                    // "ERR_NAME: broker or client message"
+};
+
+// Where a message goes. partition -1: not known before it is sent (a null key, a partitioner
+// whose choice cannot be computed ahead, a topic whose partition count is not known yet).
+struct Destination {
+  std::string topic;
+  int32_t partition = -1;
+  friend bool operator==(const Destination&, const Destination&) = default;
+  // For maps keyed by partition: by topic, then partition.
+  friend bool operator<(const Destination& a, const Destination& b) {
+    return std::tie(a.topic, a.partition) < std::tie(b.topic, b.partition);
+  }
+  // "outbox.order[2]", appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict on
+  // `"[" + std::to_string(...)` (GCC bug 105329).
+  std::string name() const {
+    std::string out = topic;
+    out += '[';
+    out += std::to_string(partition);
+    out += ']';
+    return out;
+  }
 };
 
 // The messages of one claimed batch after they were handed to the producer.
@@ -82,6 +104,14 @@ class Publisher {
       const std::function<void()>& /*still_waiting*/) {
     return nullptr;
   }
+  // Where `event` would go, computed as the producer will: its topic, and its partition where
+  // the partitioner's choice can be known ahead and the topic's partition count was learnt
+  // (learn_partitions). For holding a paused partition's events back before they are sent
+  // (paused_partitions.hpp). Never contacts the cluster.
+  virtual Destination destination_of(const OutboxEvent& /*event*/) { return {}; }
+  // Asks the cluster how many partitions `topic` has (bounded wait), for destination_of: when
+  // a partition of it is paused. A failure leaves the partitions unknown.
+  virtual void learn_partitions(const std::string& /*topic*/) {}
   // librdkafka's message.timeout.ms (delivery.timeout.ms): the bound on each report.
   virtual std::chrono::microseconds delivery_timeout() const = 0;
   // Whether claiming more rows makes sense now: false while no broker answers, so rows are

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,11 @@
 #include "kafka_producer.hpp"
 
 namespace outbox {
+
+// How often a thread that drives a batch (pipelined_deliveries.hpp, transactional_deliveries.hpp)
+// looks up from its wait for reports: bounds how late a purge at the batch's deadline comes and
+// how long a destructor could wait.
+inline constexpr std::chrono::milliseconds kDriverWaitSlice{100};
 
 // The delivery reports of one batch. Each message's opaque points at its Slot; librdkafka's
 // poll thread calls on_delivery(), which records the outcome and wakes the worker waiting in

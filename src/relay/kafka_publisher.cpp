@@ -17,6 +17,16 @@
 namespace outbox {
 namespace {
 
+// Whether the shared producer's partitioner lets a keyed message's partition be computed ahead
+// (partition_map.hpp): the last `partitioner` among the effective properties decides.
+bool effective_partitioner_computable(const KafkaSettings& kafka) {
+  std::string partitioner;
+  for (const ProducerProperty& property : producer_properties(kafka)) {
+    if (property.name == "partitioner") partitioner = property.value;
+  }
+  return PartitionMap::computable_partitioner(partitioner);
+}
+
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
@@ -135,10 +145,27 @@ KafkaPublisher::KafkaPublisher(KafkaSettings kafka, TopicRouter router,
       shape_(kafka_.message),
       counters_(counters),
       delivery_timeout_(effective_delivery_timeout(kafka_)),
+      partitions_(effective_partitioner_computable(kafka_)),
       producer_(std::move(producer)),
       transactions_(std::move(transactions)),
       gapless_(std::move(gapless)),
       pipeline_(pipeline) {}
+
+Destination KafkaPublisher::destination_of(const OutboxEvent& event) {
+  Outcome<std::string> topic = router_.route(event);
+  if (!topic) return {};
+  Destination destination{std::move(topic).value(), -1};
+  if (const std::optional<int32_t> partition =
+          partitions_.partition(destination.topic, shape_.key(event))) {
+    destination.partition = *partition;
+  }
+  return destination;
+}
+
+void KafkaPublisher::learn_partitions(const std::string& topic) {
+  // Bounded: a settling worker waits this long at most, once per pause of a partition.
+  partitions_.learn(peek()->get(), topic, std::chrono::seconds(2));
+}
 
 std::shared_ptr<ProducerHandle> KafkaPublisher::current() {
   std::lock_guard lock(mutex_);

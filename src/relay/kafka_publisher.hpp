@@ -12,6 +12,7 @@
 #include "kafka_batch.hpp"
 #include "kafka_producer.hpp"
 #include "message_shape.hpp"
+#include "partition_map.hpp"
 #include "relay_config.hpp"
 #include "topic_router.hpp"
 #include "transaction_pool.hpp"
@@ -50,6 +51,8 @@ class KafkaPublisher final : public Publisher {
       std::chrono::steady_clock::time_point enqueue_by,
       std::chrono::steady_clock::time_point settle_by,
       const std::function<void()>& still_waiting) override;
+  Destination destination_of(const OutboxEvent& event) override;
+  void learn_partitions(const std::string& topic) override;
   std::chrono::microseconds delivery_timeout() const override { return delivery_timeout_; }
   bool ready() override;
   void abandon_in_flight() override;
@@ -96,6 +99,7 @@ class KafkaPublisher final : public Publisher {
   MessageShape shape_;
   ProducerCounters counters_;
   Micros delivery_timeout_;
+  PartitionMap partitions_;
   std::mutex mutex_;
   std::shared_ptr<ProducerHandle> producer_;
   std::vector<std::weak_ptr<ProducerHandle>> retired_;

@@ -178,6 +178,20 @@ std::string render_metrics(const MetricsSources& sources) {
   families.push_back(counter("outbox_relay_kafka_outages_total",
                              "Kafka outages that paused claims (none counted an attempt).",
                              static_cast<double>(sources.kafka_outages_total())));
+  MetricFamily paused = family("outbox_relay_paused_partitions",
+                               "Partitions paused because deliveries to them fail the cluster's "
+                               "way while others work; their events wait as RETRY, no attempt "
+                               "counted.",
+                               MetricType::Gauge);
+  for (const auto& [topic, count] : sources.paused_partitions())
+    paused.metric.push_back(gauge_value(static_cast<double>(count), {{"topic", topic}}));
+  families.push_back(paused);
+  families.push_back(counter("outbox_relay_partition_pauses_total",
+                             "Partitions paused so far (each resumed on its own).",
+                             static_cast<double>(sources.partition_pauses_total())));
+  families.push_back(counter("outbox_relay_events_held_total",
+                             "Events deferred for a paused partition (no attempt counted).",
+                             value_of(s.events_held)));
   MetricFamily build = family("outbox_relay_build_info", "Versions, as labels.", MetricType::Gauge);
   build.metric.push_back(
       gauge_value(1, {{"version", kVersion}, {"librdkafka", rd_kafka_version_str()}}));

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "backlog_monitor.hpp"
@@ -19,6 +20,9 @@ struct MetricsSources {
   std::function<bool()> ready;
   std::function<bool()> kafka_outage;             // the outage gate holds claims now
   std::function<uint64_t()> kafka_outages_total;  // outages the gate entered so far
+  // Paused partitions per topic (paused_partitions.hpp), and how many pauses so far.
+  std::function<std::map<std::string, size_t>()> paused_partitions;
+  std::function<uint64_t()> partition_pauses_total;
 };
 
 // The Prometheus text exposition of the relay's metrics (names in docs/operating.md, "Metrics

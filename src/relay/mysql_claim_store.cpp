@@ -184,7 +184,7 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
     // when nothing else is in flight. The rest stay as they are (their locks end with the
     // claim) for a later claim.
     const bool first = batch.events.empty();
-    if (batch.payload_bytes + event.payload_bytes > bytes.bytes && !(first && bytes.alone)) {
+    if (batch.budget_bytes + event.budget_bytes() > bytes.bytes && !(first && bytes.alone)) {
       fits = false;
       break;
     }
@@ -194,7 +194,7 @@ bool MysqlClaimStore::scan(ScanKind kind, size_t limit, const PayloadAllowance& 
     } else if (kind == ScanKind::kRetryDue) {
       ++batch.retried;
     }
-    batch.payload_bytes += event.payload_bytes;
+    batch.budget_bytes += event.budget_bytes();
     if (head) chain_heads_.push_back(batch.events.size());
     batch.events.push_back(std::move(event));
   }
@@ -261,14 +261,14 @@ void MysqlClaimStore::take_chains(size_t limit, const PayloadAllowance& bytes, C
       // FAILED): what comes after it waits for that one.
       if (rows->getInt(Column::kClaimState) != claim_sql::ClaimState::kClaimable) break;
       OutboxEvent event = read_event(*rows, policy_.schema.message_columns().size());
-      if (batch.payload_bytes + event.payload_bytes > bytes.bytes) break;
+      if (batch.budget_bytes + event.budget_bytes() > bytes.bytes) break;
       if (batch.after.empty()) {
         batch.after.resize(batch.events.size());
         for (size_t i = 0; i < batch.after.size(); ++i)
           batch.after[i] = i;
       }
       chained.insert(event.event_id);
-      batch.payload_bytes += event.payload_bytes;
+      batch.budget_bytes += event.budget_bytes();
       batch.after.push_back(predecessor);
       predecessor = batch.events.size();
       batch.events.push_back(std::move(event));
@@ -466,6 +466,17 @@ Outcome<size_t> MysqlClaimStore::wake_successors(const std::vector<std::string>&
     }
     size_t changed = 0;
     for_each_id_chunk(wake, claim_sql::WakeBlocked{}, [&](sql::PreparedStatement& statement) {
+      changed += static_cast<size_t>(statement.executeUpdate());
+    });
+    return changed;
+  });
+}
+
+Outcome<size_t> MysqlClaimStore::wake_deferred(const std::vector<std::string>& ids) {
+  if (ids.empty()) return size_t{0};
+  return in_transaction<size_t>("wake held events", [&] {
+    size_t changed = 0;
+    for_each_id_chunk(ids, claim_sql::WakeDeferred{}, [&](sql::PreparedStatement& statement) {
       changed += static_cast<size_t>(statement.executeUpdate());
     });
     return changed;

@@ -65,6 +65,7 @@ class MysqlClaimStore final : public ClaimStore {
   Outcome<LeaseUpdateResult> defer(const LeaseToken& token, const std::vector<std::string>& ids,
                                    Micros delay, const std::string& error) override;
   Outcome<size_t> wake_successors(const std::vector<std::string>& ids) override;
+  Outcome<size_t> wake_deferred(const std::vector<std::string>& ids) override;
   bool known_broken() const override { return !session_problem_.empty(); }
   std::string session_problem() const override { return session_problem_; }
 

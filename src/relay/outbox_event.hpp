@@ -25,6 +25,17 @@ struct OutboxEvent {
   int attempts = 0;
   // Age of the row at claim time, by the database clock (created -> claimed).
   int64_t age_at_claim_us = 0;
+
+  // What the event holds in memory until it settles, counted against the byte budget: the
+  // payload and every other column read with it (a key or header column can be as large as a
+  // payload; counting only payloads let such columns grow the relay past relay.max_bytes).
+  uint64_t budget_bytes() const {
+    uint64_t bytes = payload_bytes + event_id.size() + aggregate_type.size() + aggregate_id.size() +
+                     event_type.size();
+    for (const std::optional<std::string>& column : columns)
+      bytes += column ? column->size() : 0;
+    return bytes;
+  }
 };
 
 }  // namespace outbox

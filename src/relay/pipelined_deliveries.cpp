@@ -10,10 +10,6 @@ namespace {
 
 using std::chrono::steady_clock;
 
-// How often the batch's thread looks up from its wait for reports: bounds how late the purge
-// at report_by comes, and how long a destructor could wait.
-constexpr std::chrono::milliseconds kReportSlice{100};
-
 }  // namespace
 
 size_t count_inversions(const std::vector<DeliveryOutcome>& outcomes,
@@ -62,7 +58,7 @@ void PipelinedDeliveries::drive() {
   // Not stoppable: the batch's slots must outlive its reports.
   bool purged = false;
   std::vector<bool> reported_before_timeout;  // set when the delivery timeout purged the batch
-  while (!batch_->wait_until(steady_clock::now() + kReportSlice)) {
+  while (!batch_->wait_until(steady_clock::now() + kDriverWaitSlice)) {
     if (purged) continue;
     const std::shared_ptr<ProducerHandle>& producer = lease_->producer();
     if (producer->fatal()) {

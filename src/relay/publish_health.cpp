@@ -18,13 +18,19 @@ PublishHealth::Admission PublishHealth::admit(size_t batch_size, Clock::time_poi
   if (!in_outage_) return {Admission::Kind::kClaim, batch_size};
   if (probe_out_ || now < next_probe_) return {Admission::Kind::kWait, 0};
   probe_out_ = true;
-  return {Admission::Kind::kProbe, std::min(batch_size, settings_.probe_events)};
+  return {Admission::Kind::kProbe,
+          wide_probe_ ? batch_size : std::min(batch_size, settings_.probe_events)};
 }
 
-void PublishHealth::probe_not_sent(Clock::time_point now) {
+void PublishHealth::probe_not_sent(Clock::time_point now, bool only_paused) {
   std::lock_guard lock(mutex_);
   if (!probe_out_) return;
   probe_out_ = false;
+  wide_probe_ = only_paused;
+  if (only_paused) {
+    next_probe_ = now;
+    return;
+  }
   // Nothing sent is nothing learnt: the outage stands until a delivery gets through. A probe
   // that found no rows (every row still in flight in the batches the outage caught, waiting
   // out their delivery timeout) tries again at the same interval rather than opening the
@@ -33,10 +39,14 @@ void PublishHealth::probe_not_sent(Clock::time_point now) {
 }
 
 void PublishHealth::settled(size_t delivered, size_t outage, const std::string& outage_error,
-                            bool probe, Clock::time_point now) {
+                            bool probe, Clock::time_point claimed_at, Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  if (probe) probe_out_ = false;
+  if (probe) {
+    probe_out_ = false;
+    wide_probe_ = false;
+  }
   if (delivered > 0) {
+    last_delivery_ = now;
     if (in_outage_) {
       spdlog::info("kafka outage over after {}: deliveries get through again; claiming again",
                    format_pause(since(outage_since_, now)));
@@ -45,6 +55,7 @@ void PublishHealth::settled(size_t delivered, size_t outage, const std::string& 
     return;
   }
   if (outage == 0) return;
+  if (!in_outage_ && last_delivery_ > claimed_at) return;  // the rest of the cluster works
   if (!in_outage_) {
     in_outage_ = true;
     outage_since_ = now;

@@ -51,13 +51,17 @@ class PublishHealth {
 
   Admission admit(size_t batch_size, Clock::time_point now);
   // A probe claim sent nothing (no rows, no byte budget, a database error): its slot is free
-  // again and the next probe is due after the current interval; the outage stands.
-  void probe_not_sent(Clock::time_point now);
+  // again and the next probe is due after the current interval; the outage stands. When
+  // `only_paused` (every row it read was a paused partition's, held unsent), the next probe is
+  // due at once and reads a full batch: the rows of healthy partitions may be behind them.
+  void probe_not_sent(Clock::time_point now, bool only_paused = false);
   // A batch settled: how many of its events were delivered, how many failed the outage way
-  // (`outage_error` says the first: "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]"), and whether
-  // it was a probe.
+  // (`outage_error` says the first: "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]"), whether
+  // it was a probe, and when it was claimed. A batch that failed whole starts an outage only if
+  // nothing at all was delivered since it was claimed: while other partitions take deliveries,
+  // its partitions are paused on their own (paused_partitions.hpp) and claims go on.
   void settled(size_t delivered, size_t outage, const std::string& outage_error, bool probe,
-               Clock::time_point now);
+               Clock::time_point claimed_at, Clock::time_point now);
 
   // "NOT_ENOUGH_REPLICAS: ... on outbox.order[2], for 45s" while claims are paused.
   std::optional<std::string> outage(Clock::time_point now) const;
@@ -81,6 +85,8 @@ class PublishHealth {
   Clock::time_point outage_since_{};
   std::string outage_error_;
   bool probe_out_ = false;
+  bool wide_probe_ = false;  // the last probe found only paused partitions' rows
+  Clock::time_point last_delivery_{};
   Clock::time_point next_probe_{};
   Micros probe_interval_{};
   uint64_t outages_total_ = 0;

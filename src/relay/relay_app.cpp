@@ -27,6 +27,7 @@
 #include "metrics_exposition.hpp"
 #include "mysql/mysql_session.hpp"
 #include "mysql_claim_store.hpp"
+#include "paused_partitions.hpp"
 #include "progress_reporter.hpp"
 #include "publish_health.hpp"
 #include "signal_watcher.hpp"
@@ -343,6 +344,11 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   publish_health_settings.probe_interval_initial = config.relay.backoff_initial;
   publish_health_settings.probe_interval_max = config.relay.backoff_max;
   PublishHealth publish_health(publish_health_settings);
+  PausedPartitions paused_partitions(PausedPartitions::Settings{
+      .probe_events = publish_health_settings.probe_events,
+      .probe_interval_initial = publish_health_settings.probe_interval_initial,
+      .probe_interval_max = publish_health_settings.probe_interval_max,
+      .recheck = config.relay.partition_recheck});
   ByteBudget in_flight_bytes(config.relay.max_in_flight_bytes);
   const auto outage = [&] { return publish_health.outage(std::chrono::steady_clock::now()); };
   const auto ready = [&] {
@@ -370,7 +376,9 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
                            MetricsSources{stats, backlog, health,
                                           [&] { return publisher.value()->queue_length(); }, ready,
                                           [&] { return outage().has_value(); },
-                                          [&] { return publish_health.outages_total(); }});
+                                          [&] { return publish_health.outages_total(); },
+                                          [&] { return paused_partitions.paused_per_topic(); },
+                                          [&] { return paused_partitions.pauses_total(); }});
                      },
                      [&] {
                        const std::string stalled = health.stalled(stall_after);
@@ -432,7 +440,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       const MysqlThreadScope thread_mysql;
       Worker worker(settings, open_store,
                     WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
-                                 publish_health, in_flight_bytes});
+                                 publish_health, in_flight_bytes, paused_partitions});
       try {
         worker.run(stop.get_token());
       } catch (const std::exception& e) {

@@ -94,6 +94,8 @@ RelaySettings read_relay(YamlSection section) {
   relay.retry_backoff_max = retry_backoff.max;
   relay.unknown_topic_grace =
       section.duration("unknown_topic_grace", relay.unknown_topic_grace, Micros(0), hours(24));
+  relay.partition_recheck =
+      section.duration("partition_recheck", relay.partition_recheck, seconds(10), hours(24));
   relay.max_lease_expiries =
       static_cast<int>(section.integer("max_lease_expiries", relay.max_lease_expiries, 1, 1000));
   relay.max_in_flight_bytes = section.byte_size("max_in_flight_bytes", relay.max_in_flight_bytes,
@@ -256,6 +258,7 @@ std::string print_relay_config(const RelayConfig& config) {
       << duration(relay.retry_backoff_initial);
   out << YAML::Key << "retry_backoff_max" << YAML::Value << duration(relay.retry_backoff_max);
   out << YAML::Key << "unknown_topic_grace" << YAML::Value << duration(relay.unknown_topic_grace);
+  out << YAML::Key << "partition_recheck" << YAML::Value << duration(relay.partition_recheck);
   out << YAML::Key << "max_lease_expiries" << YAML::Value << relay.max_lease_expiries;
   out << YAML::Key << "max_in_flight_bytes" << YAML::Value
       << format_byte_size(relay.max_in_flight_bytes);

@@ -74,6 +74,9 @@ struct RelaySettings {
   // Events to a topic or partition the cluster does not know are retried (no attempts) this
   // long, then FAILED with the reason.
   Micros unknown_topic_grace = std::chrono::minutes(5);
+  // How long an event held for a paused partition waits before a relay that no longer
+  // remembers it (restarted, or another one) claims it again; the probes bring it back sooner.
+  Micros partition_recheck = std::chrono::minutes(5);
   // A row whose lease expired unsettled this many times is parked as FAILED.
   int max_lease_expiries = 5;
   // Payload bytes one process may hold (claimed and in flight); one larger row still goes alone.

@@ -27,8 +27,9 @@ struct RelayStats {
   std::atomic<uint64_t> marks_abandoned{0};    // confirmed, mark failed until the lease ended
   std::atomic<uint64_t> deliveries_failed{0};  // not or maybe delivered
   std::atomic<uint64_t> events_released{0};    // back to PENDING, no attempt counted
-  std::atomic<uint64_t> events_retrying{0};    // a failed attempt, parked as RETRY
-  std::atomic<uint64_t> events_failed{0};      // parked as FAILED (permanent or out of attempts)
+  std::atomic<uint64_t> events_held{0};      // deferred for a paused partition, no attempt counted
+  std::atomic<uint64_t> events_retrying{0};  // a failed attempt, parked as RETRY
+  std::atomic<uint64_t> events_failed{0};    // parked as FAILED (permanent or out of attempts)
   std::atomic<uint64_t> db_errors{0};
   std::atomic<uint64_t> broker_errors{0};  // librdkafka error callbacks (not fatal)
   // Versions acknowledged behind an earlier one of their pipelined chain that was not

@@ -55,8 +55,9 @@ SettlementPlan classify_deliveries(const std::vector<DeliveryOutcome>& outcomes)
 
 std::string describe_outage(const SettlementPlan& plan,
                             const std::vector<DeliveryOutcome>& outcomes) {
-  if (plan.outage.empty()) return "";
-  const DeliveryOutcome& first = outcomes[plan.outage.front()];
+  if (plan.outage.empty() && plan.held.empty()) return "";
+  const DeliveryOutcome& first =
+      outcomes[plan.outage.empty() ? plan.held.begin()->second.front() : plan.outage.front()];
   std::string where = first.topic;
   if (first.partition >= 0) {
     // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict on

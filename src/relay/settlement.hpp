@@ -29,6 +29,9 @@ struct SettlementPlan {
   // delivered: an outage, not the events' fault. Back to PENDING, no attempt counted; the
   // outage gate (publish_health.hpp) pauses claims until a probe gets through.
   std::vector<size_t> outage;
+  // Outage failures on a known partition, taken out of `outage` by the worker: the partition
+  // is paused (paused_partitions.hpp) and these rows deferred for it, no attempt counted.
+  std::map<Destination, std::vector<size_t>> held;
   // The topic or partition is not known (kUnknownTopic): retried without an attempt while the
   // topic's grace lasts, then FAILED (the worker asks UnknownTopics which).
   std::vector<size_t> unknown_topic;
@@ -47,7 +50,8 @@ struct SettlementPlan {
 // delivered in the same batch.
 SettlementPlan classify_deliveries(const std::vector<DeliveryOutcome>& outcomes);
 
-// "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]": the first of the plan's outage failures, for
+// "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]": the first of the plan's outage failures
+// (those of `outage`, else of `held`), for
 // the outage gate and the log.
 std::string describe_outage(const SettlementPlan& plan,
                             const std::vector<DeliveryOutcome>& outcomes);
@@ -69,6 +73,7 @@ struct AppliedSettlement {
   std::optional<AppliedWrite<MarkResult>> mark;
   std::optional<AppliedWrite<LeaseUpdateResult>> release;  // plan.released and plan.outage
   std::optional<AppliedWrite<LeaseUpdateResult>> deferral;
+  std::vector<AppliedWrite<LeaseUpdateResult>> held;      // one per plan.held partition, in order
   std::vector<AppliedWrite<LeaseUpdateResult>> failures;  // one per plan.failures group, in order
 };
 

@@ -10,10 +10,6 @@ namespace {
 
 using std::chrono::steady_clock;
 
-// How often the batch's thread looks up from its wait for reports (they all come within the
-// delivery timeout, sooner after a purge); only bounds how long a destructor could wait.
-constexpr std::chrono::milliseconds kReportSlice{100};
-
 }  // namespace
 
 TransactionalDeliveries::TransactionalDeliveries(
@@ -35,7 +31,7 @@ bool TransactionalDeliveries::wait_until(steady_clock::time_point deadline) {
 
 void TransactionalDeliveries::drive() {
   // Not stoppable: the transaction must end, and the batch's slots must outlive its reports.
-  while (!batch_->wait_until(steady_clock::now() + kReportSlice)) {
+  while (!batch_->wait_until(steady_clock::now() + kDriverWaitSlice)) {
   }
   const std::vector<DeliveryOutcome>& reports = batch_->outcomes();
   const bool all_acknowledged = std::all_of(

@@ -32,6 +32,7 @@ Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShar
       batch_size_(shared.batch_size),
       publish_health_(shared.publish_health),
       bytes_(shared.bytes),
+      holds_(shared.holds),
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
@@ -63,6 +64,7 @@ ClaimStore& Worker::used_store() {
 void Worker::run(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     health_.tick(settings_.index);
+    if (holds_.any_paused()) wake_due_probes();
     const ClaimAttempt attempt = try_claim();
     take_step(next_step(attempt.result, !in_flight_.empty()), attempt, stop);
   }
@@ -129,7 +131,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   // until a claim works again; an error of the claim itself does not.
   health_.set_problem(settings_.index, store_->session_problem());
   // What the rows took stays held until the batch settles; the rest goes back now.
-  allowance.held.resize(claimed ? claimed.value().payload_bytes : 0);
+  allowance.held.resize(claimed ? claimed.value().budget_bytes : 0);
   if (!claimed) {
     ++stats_.db_errors;
     if (probe) publish_health_.probe_not_sent(steady_clock::now());
@@ -137,6 +139,16 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   }
   backoff_.reset();
   ClaimedBatch& batch = claimed.value();
+  const HeldAtClaim at_claim = holds_.any_paused() ? hold_paused(batch) : HeldAtClaim{};
+  const size_t held = at_claim.held;
+  if (held > 0) allowance.held.resize(batch.budget_bytes);
+  if (probe && at_claim.probes > 0 && at_claim.probes == batch.events.size()) {
+    // The outage gate's probe found nothing but paused partitions' rows: their own probes go
+    // as an ordinary batch, and the gate's next probe reads on at once for a partition that
+    // is not paused (a sick topic's deep backlog must not hide the healthy ones behind it).
+    publish_health_.probe_not_sent(steady_clock::now(), true);
+    probe = false;
+  }
   if (!batch.parked.empty()) {
     stats_.events_parked += batch.parked.size();
     spdlog::debug("worker {}: claim {} parked {} events behind older ones of their aggregate",
@@ -153,7 +165,18 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   stats_.claim_waits += batch.waiting;
   stats_.events_chained += batch.chained;
   if (batch.events.empty()) {
-    if (probe) publish_health_.probe_not_sent(steady_clock::now());
+    // Only paused partitions' events, or versions parked behind them: the next probe (or
+    // claim) comes at once, for the rows behind them. Each such row is written once (held or
+    // parked), so the sweep ends; a probe that found nothing at all waits its interval.
+    if (probe) {
+      publish_health_.probe_not_sent(steady_clock::now(),
+                                     held > 0 || (holds_.any_paused() && !batch.parked.empty()));
+    }
+    if (held > 0) {
+      if (!batch.parked.empty()) wake_successors(batch.parked);
+      empty_streak_ = 0;
+      return {ClaimResult::kOnlyParked};
+    }
     if (!batch.parked.empty()) {
       wake_successors(batch.parked);
       return {ClaimResult::kOnlyParked};
@@ -169,7 +192,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   report_claim(batch);
   // Rows left waiting filled the scan's window too: a short batch of them is no drained
   // backlog.
-  const size_t rows_taken = batch.events.size() + batch.parked.size() + batch.waiting;
+  const size_t rows_taken = batch.events.size() + held + batch.parked.size() + batch.waiting;
   send(std::move(batch), claim_started, probe, std::move(allowance.held));
   return {rows_taken < limit ? ClaimResult::kShortBatch : ClaimResult::kFullBatch};
 }

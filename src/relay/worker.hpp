@@ -14,6 +14,7 @@
 #include "byte_budget.hpp"
 #include "claim_store.hpp"
 #include "delivery.hpp"
+#include "paused_partitions.hpp"
 #include "poll_schedule.hpp"
 #include "publish_health.hpp"
 #include "relay_stats.hpp"
@@ -73,6 +74,7 @@ struct WorkerShared {
   const std::atomic<size_t>& batch_size;  // relay.batch_size; SIGHUP may change it
   PublishHealth& publish_health;          // the outage gate and unknown topics
   ByteBudget& bytes;                      // relay.max_in_flight_bytes
+  PausedPartitions& holds;                // paused partitions and the events held for them
 };
 
 // Every delivery report of a batch must arrive, and its mark commit, this long before the
@@ -136,6 +138,22 @@ class Worker {
   // After a mark or a parking claim committed (per-aggregate ordering).
   void wake_successors(const std::vector<std::string>& ids);
 
+  // Paused partitions (worker_paused_partitions.cpp, paused_partitions.hpp).
+  // Wakes the held events of paused partitions whose probe is due.
+  void wake_due_probes();
+  // Takes the events of paused partitions out of a fresh claim (with the versions chained
+  // behind them) and defers them unsent; says how many, and how many of those it kept are
+  // paused partitions' probes.
+  struct HeldAtClaim {
+    size_t held = 0;
+    size_t probes = 0;
+  };
+  HeldAtClaim hold_paused(ClaimedBatch& batch);
+  // Settlement: deliveries resume their partitions (their held events are woken); outage
+  // failures on a known partition pause it and move to plan.held instead of plan.outage.
+  void consult_paused_partitions(const InFlightBatch& batch, SettlementPlan& plan);
+  void wake_held(const std::vector<std::string>& ids, const char* why);
+
   // The settlement side (worker_settlement.cpp).
   void settle_all();
   void settle_oldest();
@@ -170,6 +188,7 @@ class Worker {
   const std::atomic<size_t>& batch_size_;
   PublishHealth& publish_health_;
   ByteBudget& bytes_;
+  PausedPartitions& holds_;
   int empty_streak_ = 0;
   std::chrono::steady_clock::time_point streak_started_{};
   std::unique_ptr<ClaimStore> store_;

@@ -38,6 +38,7 @@ void Worker::settle_oldest() {
   in_flight_.pop_front();
   await_reports(batch);
   SettlementPlan plan = classify_deliveries(batch.deliveries->outcomes());
+  consult_paused_partitions(batch, plan);
   consult_publish_health(batch, plan);
   report_deliveries(batch, plan);
   // Fault injection: the window between the broker's confirmation and the mark. "kill" dies
@@ -83,8 +84,11 @@ void Worker::consult_publish_health(const InFlightBatch& batch, SettlementPlan& 
     delivered_topics.insert(outcomes[i].topic);
   for (const std::string& topic : delivered_topics)
     publish_health_.delivered_to(topic);
-  publish_health_.settled(plan.delivered.size(), plan.outage.size(),
-                          describe_outage(plan, outcomes), batch.probe, now);
+  size_t outage = plan.outage.size();
+  for (const auto& [destination, indices] : plan.held)
+    outage += indices.size();
+  publish_health_.settled(plan.delivered.size(), outage, describe_outage(plan, outcomes),
+                          batch.probe, batch.claimed_at, now);
   // A topic unknown for less than its grace may be about to appear: retry without an attempt.
   // Past the grace it is the event's own trouble: FAILED with the reason.
   for (size_t i : plan.unknown_topic) {
@@ -138,6 +142,19 @@ void Worker::report_deliveries(const InFlightBatch& batch, const SettlementPlan&
         "partitions got a delivery through: back to PENDING, no attempt counted: {}",
         settings_.index, batch.claim.token.value(), plan.outage.size(),
         describe_outage(plan, outcomes), some_ids(ids_at(events, plan.outage)));
+  }
+  for (const auto& [destination, indices] : plan.held) {
+    for (size_t i : indices) {
+      spdlog::debug("event {} {} ({}): {}; held for its paused partition, no attempt counted",
+                    events[i].event_id, describe(outcomes[i].status), destination.name(),
+                    outcomes[i].error);
+    }
+    spdlog::warn(
+        "worker {}: claim {}: {} events failed the cluster's way on {} ({}), none of that "
+        "partition's got a delivery through: held for the paused partition, no attempt "
+        "counted: {}",
+        settings_.index, batch.claim.token.value(), indices.size(), destination.name(),
+        outcomes[indices.front()].error, some_ids(ids_at(events, indices)));
   }
   for (size_t i : plan.deferred) {
     spdlog::info("event {}: {} (topic {} not known yet); retrying in {}, no attempt counted",
@@ -222,6 +239,17 @@ AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan
         [&](ClaimStore& store) { return store.defer(token, ids, plan.defer_for, error); });
     applied.deferral.emplace(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(deferred)});
   }
+  for (const auto& [destination, indices] : plan.held) {
+    std::vector<std::string> ids = ids_at(events, indices);
+    const std::string error =
+        PausedPartitions::kErrorPrefix + holds_.reason(destination, steady_clock::now());
+    Outcome<LeaseUpdateResult> held =
+        retry_until(batch.lease_ends, "hold for a paused partition", [&](ClaimStore& store) {
+          return store.defer(token, ids, holds_.recheck_for(destination, steady_clock::now()),
+                             error);
+        });
+    applied.held.push_back(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(held)});
+  }
   for (const auto& [stored, indices] : plan.failures) {
     std::vector<std::string> ids = ids_at(events, indices);
     const PublishFailure& failure = stored;  // clang before 16 cannot capture a structured binding
@@ -247,6 +275,10 @@ void Worker::report_settlement(const InFlightBatch& batch, const SettlementPlan&
   }
   if (applied.release) report_release(batch, *applied.release);
   if (applied.deferral) report_deferral(batch, *applied.deferral);
+  for (const AppliedWrite<LeaseUpdateResult>& held : applied.held) {
+    report_deferral(batch, held);
+    if (held.result) stats_.events_held += held.result.value().changed;
+  }
   auto recorded = applied.failures.begin();
   for (const auto& [failure, indices] : plan.failures)
     report_failure(batch, indices, failure, *recorded++);

@@ -612,3 +612,71 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
     CHECK(read.extra.find("filesort") == std::string::npos);
   }
 }
+
+TEST_CASE(
+    "a BLOCKED row loses its recheck only while an older event still is FAILED as it is parked",
+    "[claim-store][ordering]") {
+  TestDatabase db;
+  insert_interleaved(db, "bf-", 1, 3);
+  const auto id_of = [&](int version) { return event_id_of(db, "agg-0", version); };
+  const auto recheck_kept = [&](int version) {
+    return db.count("event_id = '" + id_of(version) + "' AND next_attempt_at IS NOT NULL") == 1;
+  };
+  db.exec(
+      "UPDATE outbox_event SET status = 'BLOCKED', next_attempt_at = CURRENT_TIMESTAMP(6) "
+      "WHERE event_version > 1");
+  // What the relay runs for the rows its due scan found behind a FAILED v1. The scan read v1
+  // from its statement's snapshot; an operator's skip or requeue may have committed since.
+  auto session = open_session(db);
+  const auto park_behind_failed = [&](int version) {
+    outbox::TransactionScope transaction(*session);
+    sql::PreparedStatement& park =
+        session->prepare(outbox::claim_sql::park_behind_failed(outbox::ClaimPolicy{}.schema, 1));
+    park.setString(1, id_of(version));
+    const int changed = park.executeUpdate();
+    transaction.commit();
+    return changed;
+  };
+  for (const char* settled : {"SKIPPED", "PENDING", "RETRY", "PUBLISHED"}) {
+    INFO("v1 " << settled);
+    db.exec(std::string("UPDATE outbox_event SET status = '") + settled +
+            "' WHERE event_version = 1");
+    CHECK(park_behind_failed(2) == 0);
+    CHECK(recheck_kept(2));
+  }
+  // Still FAILED: parked with no recheck, and so is v3 behind it (v1 holds it back too).
+  db.exec("UPDATE outbox_event SET status = 'FAILED' WHERE event_version = 1");
+  CHECK(park_behind_failed(3) == 1);
+  CHECK_FALSE(recheck_kept(3));
+  CHECK(park_behind_failed(2) == 1);
+  CHECK_FALSE(recheck_kept(2));
+  // A FAILED row behind it holds nothing back: v3 FAILED, v2 not parked for it.
+  db.exec(
+      "UPDATE outbox_event SET status = 'PUBLISHED' WHERE event_version = 1; "
+      "UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP(6) WHERE event_version = 2; "
+      "UPDATE outbox_event SET status = 'FAILED' WHERE event_version = 3");
+  CHECK(park_behind_failed(2) == 0);
+  CHECK(recheck_kept(2));
+}
+
+TEST_CASE("a claim counts key and header columns against the byte budget, not only payloads",
+          "[claim-store][budget]") {
+  TestDatabase db;
+  db.insert_events(5, "big-header");
+  // Tiny payloads, 100 KB of header each: the claim holds about 100 KB per event in memory.
+  db.exec("ALTER TABLE outbox_event ADD COLUMN big_header MEDIUMTEXT NULL");
+  db.exec("UPDATE outbox_event SET big_header = REPEAT('h', 100000)");
+  outbox::ClaimPolicy with_header = policy();
+  with_header.schema =
+      outbox::claim_sql::Schema(outbox::SqlIdentifier::parse("outbox_event").value(),
+                                {outbox::SqlIdentifier::parse("big_header").value()});
+  MysqlClaimStore store = open_store(db, with_header);
+  auto claimed = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s,
+                             outbox::PayloadAllowance{.bytes = 250000, .alone = true});
+  REQUIRE(claimed);
+  // Two fit in 250 KB; counting payloads only, all five did.
+  CHECK(claimed.value().events.size() == 2);
+  CHECK(claimed.value().budget_bytes > 200000);
+  CHECK(claimed.value().budget_bytes <= 250000);
+  CHECK(db.count("status = 'PUBLISHING'") == 2);
+}

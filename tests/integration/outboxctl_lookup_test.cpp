@@ -260,6 +260,10 @@ TEST_CASE("outboxctl backlog counts by status with ages on the database clock", 
       "UPDATE outbox_event SET status = ELT(CAST(RIGHT(event_id, 1) AS UNSIGNED), 'PENDING', "
       "'PENDING', 'PUBLISHING', 'RETRY', 'BLOCKED', 'FAILED', 'FAILED', 'SKIPPED', "
       "'PUBLISHED'), aggregate_id = CONCAT('agg-', RIGHT(event_id, 1))");
+  // Event 4 waits for a paused partition, as the relay writes it (paused_partitions.hpp).
+  db.exec(
+      "UPDATE outbox_event SET last_error = 'partition paused: outbox.backlog[2]: _MSG_TIMED_OUT: "
+      "Local: Message timed out (paused for 12s)' WHERE status = 'RETRY'");
   const Outboxctl outboxctl(db);
   const auto age_of = [&](int n) {
     return std::stod(
@@ -277,6 +281,8 @@ TEST_CASE("outboxctl backlog counts by status with ages on the database clock", 
         "{\"PENDING\":2,\"PUBLISHING\":1,\"RETRY\":1,\"BLOCKED\":1,\"FAILED\":2,\"SKIPPED\":1}");
   CHECK(outbox::test::jq("[.blocked_aggregates, .ordering] | join(\" \")", json.out) ==
         "2 per_aggregate");
+  CHECK(outbox::test::jq(".held_for_paused_partitions[] | \"\\(.partition) \\(.events)\"",
+                         json.out) == "outbox.backlog[2] 1");
   const double pending_age = std::stod(outbox::test::jq(".oldest_pending_age_seconds", json.out));
   const double failed_age = std::stod(outbox::test::jq(".oldest_failed_age_seconds", json.out));
   // Millisecond rounding either way.
@@ -297,6 +303,10 @@ TEST_CASE("outboxctl backlog counts by status with ages on the database clock", 
         "oldest_pending_age_seconds: <age>\n"
         "oldest_failed_age_seconds:  <age>\n"
         "blocked_aggregates:         2\n"
+        "held_for_paused_partitions:\n"
+        "  - partition:          outbox.backlog[2]\n"
+        "    events:             1\n"
+        "    oldest_age_seconds: <age>\n"
         "ordering:                   per_aggregate\n");
 }
 
@@ -309,7 +319,7 @@ TEST_CASE("outboxctl backlog of an empty outbox has no ages", "[outboxctl]") {
   CHECK(json.out ==
         "{\"by_status\":{\"PENDING\":0,\"PUBLISHING\":0,\"RETRY\":0,\"BLOCKED\":0,\"FAILED\":0,"
         "\"SKIPPED\":0},\"oldest_pending_age_seconds\":null,\"oldest_failed_age_seconds\":null,"
-        "\"blocked_aggregates\":0,\"ordering\":\"none\"}\n");
+        "\"blocked_aggregates\":0,\"held_for_paused_partitions\":[],\"ordering\":\"none\"}\n");
 }
 
 TEST_CASE("outboxctl drain names the instances holding live leases and waits them out",

@@ -60,9 +60,12 @@ TEST_CASE("the relay's claims, deliveries, refused and abandoned marks are read 
       "2026-11-29T16:09:25.400000Z info [outbox-relay:9] event e-2 attempt 1 of 10: maybe "
       "delivered (topic outbox.order): Local: Message timed out; retrying after backoff\n"
       "2026-11-29T16:09:25.500000Z info [outbox-relay:9] worker 0: claim r1-i1/w0/c5 took over 1 "
-      "expired leases: e-3 (was r2-i1/w0/c1)\n";
+      "expired leases: e-3 (was r2-i1/w0/c1)\n"
+      "2026-11-29T16:09:25.600000Z debug [outbox-relay:9] event e-4 maybe delivered "
+      "(outbox.payment[1]): _MSG_TIMED_OUT: Local: Message timed out; held for its paused "
+      "partition, no attempt counted\n";
   const auto read = outbox::verify::relay_log_lines(log, "relay-1.1");
-  REQUIRE(read.events.size() == 4);
+  REQUIRE(read.events.size() == 5);
   CHECK(read.events[0].step == RelayEventStep::kClaimed);
   CHECK(read.events[0].claim == "r1-i1/w0/c4");
   CHECK(read.events[1].step == RelayEventStep::kDelivered);
@@ -73,6 +76,9 @@ TEST_CASE("the relay's claims, deliveries, refused and abandoned marks are read 
   CHECK(read.events[2].claim == "r1-i1/w0/c4");
   CHECK(read.events[3].step == RelayEventStep::kNotDelivered);
   CHECK(read.events[3].event_id == "e-2");
+  // An event held for its paused partition was not confirmed: its resend may be a duplicate.
+  CHECK(read.events[4].step == RelayEventStep::kNotDelivered);
+  CHECK(read.events[4].event_id == "e-4");
   REQUIRE(read.abandoned.size() == 1);
   CHECK(read.abandoned[0].claim == "r1-i1/w1/c9");
 }

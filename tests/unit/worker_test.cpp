@@ -55,7 +55,7 @@ class ScriptedStore final : public outbox::ClaimStore {
       batch.events.push_back(pending.front());
       pending.pop_front();
       batch.events.back().payload_bytes = kPayloadBytes;
-      batch.payload_bytes += kPayloadBytes;
+      batch.budget_bytes += batch.events.back().budget_bytes();
     }
     return batch;
   }
@@ -104,6 +104,11 @@ class ScriptedStore final : public outbox::ClaimStore {
     std::lock_guard lock(mutex);
     for (const std::string& id : ids) {
       deferred[id] = error;
+      // A paused partition's hold (10 s or more): due only when woken, as in the database.
+      if (delay >= 10s) {
+        held.insert(id);
+        continue;
+      }
       // Due again at once for the test: the row goes back to the pending queue.
       OutboxEvent event;
       event.event_id = id;
@@ -114,11 +119,27 @@ class ScriptedStore final : public outbox::ClaimStore {
     return LeaseUpdateResult{ids.size(), {}};
   }
   Outcome<size_t> wake_successors(const std::vector<std::string>&) override { return size_t{0}; }
+  Outcome<size_t> wake_deferred(const std::vector<std::string>& ids) override {
+    std::lock_guard lock(mutex);
+    size_t woken = 0;
+    for (const std::string& id : ids) {
+      woken_deferred.push_back(id);
+      if (held.erase(id) == 0) continue;
+      ++woken;
+      OutboxEvent event;
+      event.event_id = id;
+      event.aggregate_id = "a";
+      pending.push_back(event);
+    }
+    return woken;
+  }
   bool known_broken() const override { return session_lost; }
   std::string session_problem() const override { return ""; }
 
   std::mutex mutex;
   std::map<std::string, std::string> deferred;
+  std::vector<std::string> woken_deferred;  // wake_deferred's ids, in call order
+  std::set<std::string> held;               // deferred for a paused partition, not yet woken
   outbox::Micros last_defer{};
   std::vector<size_t> claim_limits;
   std::map<std::string, std::string> failed;
@@ -151,6 +172,7 @@ class ScriptedPublisher final : public outbox::Publisher {
       const OutboxEvent& event = *sent_event;
       DeliveryOutcome outcome;
       outcome.topic = topic;
+      outcome.partition = partition(event.event_id);
       const auto scripted = status_of.find(event.event_id);
       outcome.status = scripted == status_of.end() ? DeliveryStatus::kDelivered : scripted->second;
       if (const auto code = error_of.find(event.event_id); code != error_of.end()) {
@@ -162,6 +184,11 @@ class ScriptedPublisher final : public outbox::Publisher {
         outcome.error_code = all;
         outcome.error = rd_kafka_err2name(all);
       }
+      if (outcome.partition >= 0 && sick_partitions.count(outcome.partition) != 0) {
+        outcome.status = DeliveryStatus::kMaybeDelivered;
+        outcome.error_code = RD_KAFKA_RESP_ERR__MSG_TIMED_OUT;
+        outcome.error = rd_kafka_err2name(RD_KAFKA_RESP_ERR__MSG_TIMED_OUT);
+      }
       outcomes.push_back(outcome);
       sent.push_back(event.event_id);
     }
@@ -169,11 +196,27 @@ class ScriptedPublisher final : public outbox::Publisher {
     return std::make_unique<GatedDeliveries>(std::move(outcomes), gate);
   }
   bool ready() override { return is_ready.load(); }
+  outbox::Destination destination_of(const OutboxEvent& event) override {
+    std::lock_guard lock(mutex);
+    return {topic, known_partitions ? partition(event.event_id) : -1};
+  }
+  void learn_partitions(const std::string&) override {
+    std::lock_guard lock(mutex);
+    known_partitions = true;
+  }
+  // With `partitions` > 0, event eN goes to partition N % partitions.
+  int32_t partition(const std::string& event_id) const {
+    if (partitions == 0) return -1;
+    return std::stoi(event_id.substr(1)) % partitions;
+  }
   void abandon_in_flight() override {}
   std::chrono::microseconds delivery_timeout() const override { return 1s; }
 
   std::atomic<rd_kafka_resp_err_t> fail_all{RD_KAFKA_RESP_ERR_NO_ERROR};  // every event fails so
   std::string topic = "t";
+  int32_t partitions = 0;
+  std::set<int32_t> sick_partitions;  // every delivery there times out
+  bool known_partitions = false;      // learn_partitions was asked
   std::mutex mutex;
   std::map<std::string, DeliveryStatus> status_of;
   std::map<std::string, rd_kafka_resp_err_t> error_of;
@@ -206,7 +249,7 @@ struct Harness {
           return outbox::Error{"store already handed out"};
         },
         outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health,
-                             bytes});
+                             bytes, paused});
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -232,6 +275,7 @@ struct Harness {
   std::atomic<size_t> batch_size{10};
   outbox::PublishHealth publish_health;
   outbox::ByteBudget bytes{64 << 20};
+  outbox::PausedPartitions paused{outbox::PausedPartitions::Settings{}};
   std::stop_source stop;
   std::unique_ptr<outbox::Worker> worker;
   std::jthread thread;
@@ -430,6 +474,59 @@ TEST_CASE("an outage counts no attempt, pauses claims to small probes, and ends 
     CHECK(h.store_view->claim_limits.back() == 10);
   }
   h.stop_and_join();
+}
+
+TEST_CASE("a sick partition is paused on its own: the others flow, its events wait unsent",
+          "[worker][paused]") {
+  Harness h(60, 10);
+  h.publisher.partitions = 3;
+  {
+    std::lock_guard lock(h.publisher.mutex);
+    h.publisher.sick_partitions = {1};
+  }
+  h.start();
+  // Partitions 0 and 2 deliver everything while 1 times out: its 20 events are held, unsent
+  // once the partition is paused, no attempt counted, and the outage gate never closes.
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 40; }));
+  REQUIRE(outbox::test::eventually([&] {
+    std::lock_guard lock(h.store_view->mutex);
+    return h.store_view->held.size() == 20;
+  }));
+  CHECK(h.publish_health.outages_total() == 0);
+  CHECK(h.paused.paused_per_topic() == std::map<std::string, size_t>{{"t", 1}});
+  {
+    std::lock_guard lock(h.store_view->mutex);
+    CHECK(h.store_view->retrying.empty());
+    CHECK(h.store_view->failed.empty());
+    for (const std::string& id : h.store_view->held) {
+      INFO(id);
+      CHECK(h.publisher.partition(id) == 1);
+      CHECK(h.store_view->deferred.at(id).rfind("partition paused: t[1]: _MSG_TIMED_OUT", 0) == 0);
+    }
+  }
+  // Claims that read the partition's rows after it was paused held them unsent: only the
+  // first failures and the probes (up to 10 each) reached the producer.
+  size_t sick_sends = 0;
+  {
+    std::lock_guard lock(h.publisher.mutex);
+    for (const std::string& id : h.publisher.sent)
+      sick_sends += h.publisher.partition(id) == 1 ? 1 : 0;
+  }
+  CHECK(sick_sends < 20 + 10 * 5);
+  // The partition heals: the next probe gets through, the partition resumes and every held
+  // event is woken and published.
+  {
+    std::lock_guard lock(h.publisher.mutex);
+    h.publisher.sick_partitions.clear();
+  }
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 60; }));
+  CHECK(h.paused.paused_per_topic() == std::map<std::string, size_t>{{"t", 0}});
+  CHECK(h.publish_health.outages_total() == 0);
+  h.stop_and_join();
+  std::lock_guard lock(h.store_view->mutex);
+  CHECK(h.store_view->marked.size() == 60);
+  CHECK_FALSE(h.store_view->woken_deferred.empty());
+  CHECK(h.store_view->retrying.empty());
 }
 
 TEST_CASE("a topic not known yet is retried without attempts within its grace, FAILED after",

@@ -14,6 +14,34 @@ namespace {
 constexpr const char* kStatuses[] = {"PENDING", "PUBLISHING", "RETRY",
                                      "BLOCKED", "FAILED",     "SKIPPED"};
 
+// The relay's last_error prefix for an event held for a paused partition
+// (src/relay/paused_partitions.hpp): "partition paused: outbox.PAYMENT[2]: <error> (paused for
+// 45s)".
+constexpr const char* kPausedPrefix = "partition paused: ";
+
+// Events held for paused partitions, per partition: RETRY rows (idx_outbox_pending, status
+// first) whose last_error says so. What the relay held at its last write: a partition that
+// resumed since shows until its events are woken and published (seconds).
+Value paused_partitions(CommandContext& context) {
+  sql::PreparedStatement& statement = context.session.prepare(
+      "SELECT SUBSTRING_INDEX(SUBSTRING(last_error, CHAR_LENGTH(?) + 1), ': ', 1) AS held_for, "
+      "COUNT(*), " +
+      age_micros("MIN(created_at)") + " FROM " + context.outbox_table +
+      " FORCE INDEX (idx_outbox_pending) WHERE status = 'RETRY' AND last_error LIKE "
+      "CONCAT(?, '%') GROUP BY held_for ORDER BY held_for");
+  statement.setString(1, kPausedPrefix);
+  statement.setString(2, kPausedPrefix);
+  std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
+  Value held = Value::list();
+  while (rows->next()) {
+    held.add(Value::object()
+                 .set("partition", std::string(rows->getString(1)))
+                 .set("events", rows->getInt64(2))
+                 .set("oldest_age_seconds", seconds_at(*rows, 3)));
+  }
+  return held;
+}
+
 }  // namespace
 
 int backlog(CommandContext& context) {
@@ -58,6 +86,7 @@ int backlog(CommandContext& context) {
                    .set("oldest_pending_age_seconds", oldest["PENDING"])
                    .set("oldest_failed_age_seconds", oldest["FAILED"])
                    .set("blocked_aggregates", blocked_aggregates)
+                   .set("held_for_paused_partitions", paused_partitions(context))
                    .set("ordering", context.config.relay.ordering == Ordering::kPerAggregate
                                         ? "per_aggregate"
                                         : "none"));

@@ -20,7 +20,8 @@ const std::vector<Command>& commands() {
       {"order", "<tenant_id> <request_id>",
        "an order by its business key, its events and their effects", order},
       {"backlog", "",
-       "events by status, oldest pending and FAILED ages, aggregates blocked by FAILED events",
+       "events by status, oldest pending and FAILED ages, aggregates blocked by FAILED events, "
+       "events held for paused Kafka partitions",
        backlog},
       {"drain", "[--wait [--timeout 5m]]",
        "how to roll a relay back safely, and whether any lease is still live", drain},

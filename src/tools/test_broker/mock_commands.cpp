@@ -115,6 +115,20 @@ std::string apply_command(rd_kafka_mock_cluster_t* cluster, int broker_count,
     rd_kafka_mock_topic_set_error(cluster, words[1].c_str(), *code);
     return "ok";
   }
+  if (verb == "leader" && words.size() == 4) {
+    const auto partition = number(words[2]);
+    // "none" is the mock's -1 (no leader); any other id must be one of this cluster's
+    // brokers, so that a test's typo is an error rather than some other partition state.
+    const auto broker = words[3] == "none" ? std::optional<long>(-1) : number(words[3]);
+    if (!partition || *partition < 0 || !broker ||
+        (*broker != -1 && (*broker < 1 || *broker > broker_count))) {
+      return "error: usage: leader TOPIC PARTITION BROKER|none (BROKER 1.." +
+             std::to_string(broker_count) + ")";
+    }
+    const rd_kafka_resp_err_t error = rd_kafka_mock_partition_set_leader(
+        cluster, words[1].c_str(), static_cast<int32_t>(*partition), static_cast<int32_t>(*broker));
+    return error ? std::string("error: ") + rd_kafka_err2str(error) : "ok";
+  }
   if (verb == "clear" && words.size() == 2) {
     const auto key = api_key(words[1]);
     if (!key) return "error: unknown api key " + words[1];

@@ -15,6 +15,9 @@ namespace outbox::test_broker {
 //   rtt BROKER|all MILLISECONDS           delay every response of the broker(s)
 //   errors APIKEY ERR [ERR...]            fail the next requests of APIKEY, one error each
 //   topic-error TOPIC ERR                 every request for TOPIC fails with ERR (0 clears)
+//   leader TOPIC PARTITION BROKER|none    move the partition's leader to BROKER (none: no
+//                                         leader); with BROKER then down, only the partitions
+//                                         it leads are unreachable
 //   clear APIKEY                          drop queued request errors
 //   ping                                  "ok"
 // APIKEY is a name (Produce, Metadata, ...) or number; ERR a librdkafka error name without

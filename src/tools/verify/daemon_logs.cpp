@@ -146,7 +146,11 @@ RelayLog relay_log_lines(const std::string& log_text, const std::string& process
       entry.step = RelayEventStep::kLeaseLost;
       entry.claim = std::string(after.substr(23, end - 23));
     } else if (starts_with(after, " attempt ") || starts_with(after, " FAILED") ||
-               after.find("back to PENDING, no attempt counted") != std::string_view::npos) {
+               after.find("back to PENDING, no attempt counted") != std::string_view::npos ||
+               // Failed the cluster's way on a paused partition (paused_partitions.hpp): like a
+               // release, a delivery the cluster did not confirm that may still be stored.
+               after.find("held for its paused partition, no attempt counted") !=
+                   std::string_view::npos) {
       entry.step = RelayEventStep::kNotDelivered;
     } else {
       return;
