@@ -243,11 +243,11 @@ AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan
     std::vector<std::string> ids = ids_at(events, indices);
     const std::string error =
         PausedPartitions::kErrorPrefix + holds_.reason(destination, steady_clock::now());
+    // Outside the lambda: clang before 16 cannot capture a structured binding.
+    const Micros recheck = holds_.recheck_for(destination, steady_clock::now());
     Outcome<LeaseUpdateResult> held =
-        retry_until(batch.lease_ends, "hold for a paused partition", [&](ClaimStore& store) {
-          return store.defer(token, ids, holds_.recheck_for(destination, steady_clock::now()),
-                             error);
-        });
+        retry_until(batch.lease_ends, "hold for a paused partition",
+                    [&](ClaimStore& store) { return store.defer(token, ids, recheck, error); });
     applied.held.push_back(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(held)});
   }
   for (const auto& [stored, indices] : plan.failures) {
