@@ -36,7 +36,8 @@ std::map<std::string, std::string> flat(const RelayConfig& config) {
 std::vector<std::string> apply_reload(RelayConfig& running, const RelayConfig& fresh,
                                       LiveSettings& live) {
   static const std::set<std::string> kLive{"log.level", "relay.batch_size", "relay.poll_interval",
-                                           "relay.poll_interval_max"};
+                                           "relay.poll_interval_max",
+                                           "relay.max_events_per_second"};
   const auto before = flat(running);
   const auto after = flat(fresh);
   std::set<std::string> keys;
@@ -61,6 +62,10 @@ std::vector<std::string> apply_reload(RelayConfig& running, const RelayConfig& f
   running.relay.batch_size = fresh.relay.batch_size;
   running.relay.poll_interval = fresh.relay.poll_interval;
   running.relay.poll_interval_max = fresh.relay.poll_interval_max;
+  if (fresh.relay.max_events_per_second != running.relay.max_events_per_second) {
+    live.rate.set_rate(fresh.relay.max_events_per_second, std::chrono::steady_clock::now());
+    running.relay.max_events_per_second = fresh.relay.max_events_per_second;
+  }
   return need_restart;
 }
 

@@ -4,16 +4,19 @@
 #include <string>
 #include <vector>
 
+#include "event_rate.hpp"
 #include "poll_schedule.hpp"
 #include "relay_config.hpp"
 
 namespace outbox {
 
 // What a SIGHUP can change in a running relay: log.level, relay.batch_size,
-// relay.poll_interval and relay.poll_interval_max. Everything else needs a restart.
+// relay.poll_interval, relay.poll_interval_max and relay.max_events_per_second. Everything else
+// needs a restart.
 struct LiveSettings {
   std::atomic<size_t> batch_size;
   PollSchedule& polls;
+  EventRate& rate;  // relay.max_events_per_second
 };
 
 // Applies the runtime-changeable settings of `fresh` (to `live` and to `running`, which then

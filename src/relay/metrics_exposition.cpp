@@ -192,6 +192,14 @@ std::string render_metrics(const MetricsSources& sources) {
   families.push_back(counter("outbox_relay_events_held_total",
                              "Events deferred for a paused partition (no attempt counted).",
                              value_of(s.events_held)));
+  families.push_back(gauge("outbox_relay_max_events_per_second",
+                           "relay.max_events_per_second: events claimed per second at most, all "
+                           "workers together; 0 is unlimited.",
+                           static_cast<double>(sources.max_events_per_second())));
+  families.push_back(counter("outbox_relay_rate_limited_seconds_total",
+                             "Time workers waited for relay.max_events_per_second, summed over "
+                             "the workers.",
+                             sources.rate_limited_seconds()));
   MetricFamily build = family("outbox_relay_build_info", "Versions, as labels.", MetricType::Gauge);
   build.metric.push_back(
       gauge_value(1, {{"version", kVersion}, {"librdkafka", rd_kafka_version_str()}}));

@@ -23,6 +23,9 @@ struct MetricsSources {
   // Paused partitions per topic (paused_partitions.hpp), and how many pauses so far.
   std::function<std::map<std::string, size_t>()> paused_partitions;
   std::function<uint64_t()> partition_pauses_total;
+  // relay.max_events_per_second (0: unlimited) and the time workers waited for it so far.
+  std::function<uint64_t()> max_events_per_second;
+  std::function<double()> rate_limited_seconds;
 };
 
 // The Prometheus text exposition of the relay's metrics (names in docs/operating.md, "Metrics

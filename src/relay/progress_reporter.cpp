@@ -35,15 +35,22 @@ void ProgressReporter::report_now() {
                 "kafka_transmit_errors={} kafka_disconnects={}",
                 requests.retries, requests.timeouts, requests.transmit_errors, requests.disconnects)
           : "";
+  // Only while relay.max_events_per_second held claims back since the last line.
+  const uint64_t rate_limited = stats_.rate_limited.load();
+  const std::string held_back = rate_limited > last_rate_limited_
+                                    ? fmt::format(" rate_limited={} (relay.max_events_per_second)",
+                                                  rate_limited - last_rate_limited_)
+                                    : "";
+  last_rate_limited_ = rate_limited;
   spdlog::info(
       "progress: published={} rate={:.0f}/s in_flight={} claimed={} chained={} parked={} "
       "waits={} reclaimed={} delivery_failures={} released={} lease_lost={} mark_abandoned={} "
-      "db_errors={}{}",
+      "db_errors={}{}{}",
       published, rate, stats_.events_in_flight.load(), stats_.events_claimed.load(),
       stats_.events_chained.load(), stats_.events_parked.load(), stats_.claim_waits.load(),
       stats_.leases_reclaimed.load(), stats_.deliveries_failed.load(),
       stats_.events_released.load(), stats_.marks_refused.load(), stats_.marks_abandoned.load(),
-      stats_.db_errors.load(), kafka_requests);
+      stats_.db_errors.load(), kafka_requests, held_back);
 }
 
 }  // namespace outbox

@@ -25,6 +25,7 @@ class ProgressReporter {
   const RelayStats& stats_;
   std::mutex mutex_;
   uint64_t last_published_ = 0;
+  uint64_t last_rate_limited_ = 0;
   std::chrono::steady_clock::time_point last_at_;
   std::jthread thread_;
 };

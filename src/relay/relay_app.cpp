@@ -231,10 +231,13 @@ void reload(const std::string& file, RelayConfig& running, LiveSettings& live) {
   const std::vector<std::string> need_restart = apply_reload(running, *fresh, live);
   spdlog::info(
       "SIGHUP: reloaded {}: log.level {}, relay.batch_size {}, relay.poll_interval {}, "
-      "relay.poll_interval_max {}",
+      "relay.poll_interval_max {}, relay.max_events_per_second {}",
       file, running.log.level, running.relay.batch_size,
       format_duration(running.relay.poll_interval),
-      format_duration(running.relay.poll_interval_max));
+      format_duration(running.relay.poll_interval_max),
+      running.relay.max_events_per_second == 0
+          ? std::string("0 (unlimited)")
+          : std::to_string(running.relay.max_events_per_second));
   for (const std::string& key : need_restart) {
     spdlog::warn("SIGHUP: {} changed; it takes effect only after a restart", key);
   }
@@ -299,7 +302,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   RelayStats stats;
   HealthBoard health(config.relay.workers);
   PollSchedule polls(config.relay.poll_interval, config.relay.poll_interval_max);
-  LiveSettings live{static_cast<size_t>(config.relay.batch_size), polls};
+  EventRate event_rate(config.relay.max_events_per_second);
+  LiveSettings live{static_cast<size_t>(config.relay.batch_size), polls, event_rate};
   RelayConfig running = config;
 
   std::atomic<bool> worker_failed{false};
@@ -371,24 +375,25 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   if (!config.metrics.listen.empty()) {
     Outcome<std::unique_ptr<HttpEndpoint>> started = HttpEndpoint::start(
         config.metrics.listen,
-        HttpHandlers{[&] {
-                       return render_metrics(
-                           MetricsSources{stats, backlog, health,
-                                          [&] { return publisher.value()->queue_length(); }, ready,
-                                          [&] { return outage().has_value(); },
-                                          [&] { return publish_health.outages_total(); },
-                                          [&] { return paused_partitions.paused_per_topic(); },
-                                          [&] { return paused_partitions.pauses_total(); }});
-                     },
-                     [&] {
-                       const std::string stalled = health.stalled(stall_after);
-                       return stalled.empty() ? ProbeResult{true, "ok"}
-                                              : ProbeResult{false, "no progress: " + stalled};
-                     },
-                     [&] {
-                       if (ready()) return ProbeResult{true, "ready"};
-                       return ProbeResult{false, not_ready_because()};
-                     }});
+        HttpHandlers{
+            [&] {
+              return render_metrics(MetricsSources{
+                  stats, backlog, health, [&] { return publisher.value()->queue_length(); }, ready,
+                  [&] { return outage().has_value(); },
+                  [&] { return publish_health.outages_total(); },
+                  [&] { return paused_partitions.paused_per_topic(); },
+                  [&] { return paused_partitions.pauses_total(); },
+                  [&] { return event_rate.rate(); }, [&] { return event_rate.limited_seconds(); }});
+            },
+            [&] {
+              const std::string stalled = health.stalled(stall_after);
+              return stalled.empty() ? ProbeResult{true, "ok"}
+                                     : ProbeResult{false, "no progress: " + stalled};
+            },
+            [&] {
+              if (ready()) return ProbeResult{true, "ready"};
+              return ProbeResult{false, not_ready_because()};
+            }});
     if (!started) {
       // Not EX_CONFIG: a port in use may be free on the next start.
       spdlog::critical("{}", started.error().message);
@@ -440,7 +445,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       const MysqlThreadScope thread_mysql;
       Worker worker(settings, open_store,
                     WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
-                                 publish_health, in_flight_bytes, paused_partitions});
+                                 publish_health, in_flight_bytes, paused_partitions, event_rate});
       try {
         worker.run(stop.get_token());
       } catch (const std::exception& e) {

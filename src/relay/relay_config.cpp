@@ -100,6 +100,8 @@ RelaySettings read_relay(YamlSection section) {
       static_cast<int>(section.integer("max_lease_expiries", relay.max_lease_expiries, 1, 1000));
   relay.max_in_flight_bytes = section.byte_size("max_in_flight_bytes", relay.max_in_flight_bytes,
                                                 uint64_t{1} << 20, uint64_t{64} << 30);
+  relay.max_events_per_second = static_cast<uint64_t>(section.integer(
+      "max_events_per_second", static_cast<int64_t>(relay.max_events_per_second), 0, 10000000));
   section.reject_unknown_keys();
   return relay;
 }
@@ -262,6 +264,7 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "max_lease_expiries" << YAML::Value << relay.max_lease_expiries;
   out << YAML::Key << "max_in_flight_bytes" << YAML::Value
       << format_byte_size(relay.max_in_flight_bytes);
+  out << YAML::Key << "max_events_per_second" << YAML::Value << relay.max_events_per_second;
   out << YAML::EndMap;
 
   out << YAML::Key << "log" << YAML::Value;

@@ -81,6 +81,9 @@ struct RelaySettings {
   int max_lease_expiries = 5;
   // Payload bytes one process may hold (claimed and in flight); one larger row still goes alone.
   uint64_t max_in_flight_bytes = uint64_t{64} << 20;
+  // Events the process claims per second at most, all workers together (event_rate.hpp); 0 is
+  // unlimited. SIGHUP may change it.
+  uint64_t max_events_per_second = 0;
 };
 
 // The longest a broker probe takes (the start-up wait's; a worker's while no broker answers

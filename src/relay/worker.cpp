@@ -33,6 +33,7 @@ Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShar
       publish_health_(shared.publish_health),
       bytes_(shared.bytes),
       holds_(shared.holds),
+      rate_(shared.rate),
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
@@ -103,13 +104,25 @@ Worker::ClaimAttempt Worker::try_claim() {
       publish_health_.admit(batch_size_.load(), steady_clock::now());
   if (admission.kind == Kind::kWait) return {ClaimResult::kBrokerDown};
   const bool probe = admission.kind == Kind::kProbe;
+  // relay.max_events_per_second: a claim takes no more events than the process's pace allows.
+  const EventRate::Grant grant = rate_.take(admission.limit, steady_clock::now());
+  if (grant.events == 0) {
+    if (probe) publish_health_.probe_not_sent(steady_clock::now());
+    ++stats_.rate_limited;
+    return {ClaimResult::kRateLimited, std::nullopt, grant.retry_in};
+  }
   // Payload bytes held by this process stay under relay.max_in_flight_bytes.
   ByteBudget::Allowance allowance = bytes_.reserve(settings_.claim_bytes);
   if (allowance.held.bytes() == 0 && !allowance.alone) {
     if (probe) publish_health_.probe_not_sent(steady_clock::now());
+    rate_.give_back(grant.events);
     return {ClaimResult::kBudgetSpent};
   }
-  return claim_and_send(admission.limit, probe, std::move(allowance));
+  claimed_events_ = 0;
+  ClaimAttempt attempt = claim_and_send(grant.events, probe, std::move(allowance));
+  // What the rate granted and the claim did not send (a short batch, held or parked rows).
+  rate_.give_back(grant.events - std::min(grant.events, claimed_events_));
+  return attempt;
 }
 
 std::optional<ClaimResult> Worker::reason_not_to_claim() {
@@ -193,6 +206,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   // Rows left waiting filled the scan's window too: a short batch of them is no drained
   // backlog.
   const size_t rows_taken = batch.events.size() + held + batch.parked.size() + batch.waiting;
+  claimed_events_ = batch.events.size();
   send(std::move(batch), claim_started, probe, std::move(allowance.held));
   return {rows_taken < limit ? ClaimResult::kShortBatch : ClaimResult::kFullBatch};
 }
@@ -265,6 +279,12 @@ void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool 
 }
 
 void Worker::back_off(const ClaimAttempt& attempt, const std::stop_token& stop) {
+  if (attempt.result == ClaimResult::kRateLimited) {
+    // Until the process's pace allows the next event, and not on the growing backoff.
+    rate_.waited(attempt.retry_pause);
+    sleep_unless_stopped(stop, attempt.retry_pause);
+    return;
+  }
   if (!attempt.error) {
     // No store (ensure_store said why) or no broker: wait without spinning.
     sleep_unless_stopped(stop, backoff_.next());

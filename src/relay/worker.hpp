@@ -14,6 +14,7 @@
 #include "byte_budget.hpp"
 #include "claim_store.hpp"
 #include "delivery.hpp"
+#include "event_rate.hpp"
 #include "paused_partitions.hpp"
 #include "poll_schedule.hpp"
 #include "publish_health.hpp"
@@ -75,6 +76,7 @@ struct WorkerShared {
   PublishHealth& publish_health;          // the outage gate and unknown topics
   ByteBudget& bytes;                      // relay.max_in_flight_bytes
   PausedPartitions& holds;                // paused partitions and the events held for them
+  EventRate& rate;                        // relay.max_events_per_second
 };
 
 // Every delivery report of a batch must arrive, and its mark commit, this long before the
@@ -189,6 +191,9 @@ class Worker {
   PublishHealth& publish_health_;
   ByteBudget& bytes_;
   PausedPartitions& holds_;
+  EventRate& rate_;
+  // Events the last claim sent (the rest of what the rate granted goes back).
+  size_t claimed_events_ = 0;
   int empty_streak_ = 0;
   std::chrono::steady_clock::time_point streak_started_{};
   std::unique_ptr<ClaimStore> store_;

@@ -13,6 +13,9 @@ Step next_step(ClaimResult claim, bool batches_in_flight) {
     case ClaimResult::kBudgetSpent:
       // Other batches hold the bytes and free them as they settle: poll, do not back off.
       return batches_in_flight ? Step::kSettleOldest : Step::kIdle;
+    case ClaimResult::kRateLimited:
+      // Settling is work the limit does not hold back; otherwise wait for the next event due.
+      return batches_in_flight ? Step::kSettleOldest : Step::kBackOff;
     case ClaimResult::kOnlyParked:
       // Rows behind the parked ones may be claimable, but a batch of ours in flight comes
       // first: claiming on instead walks the whole backlog behind its heads, parking (and

@@ -12,6 +12,7 @@ enum class ClaimResult {
   kDatabaseDown,  // not tried: no usable claim store (opening a new one failed)
   kBrokerDown,    // not tried: the publisher says no broker answers, or the outage gate waits
   kBudgetSpent,   // not tried: the process's byte budget is in use by batches in flight
+  kRateLimited,   // not tried: relay.max_events_per_second allows no event yet
   kFailed,        // the claim transaction failed (not committed, or outcome unknown)
   kOnlyParked,    // leased nothing but parked rows behind older ones: rows behind those may be
                   // claimable, so look again (after settling a batch in flight, if any)
@@ -28,7 +29,8 @@ enum class Step {
   kSettleOldest,  // wait for the oldest batch's delivery reports, then settle it
   kSettleAll,     // settle every batch in flight: for latency, instead of pipelining a claim
                   // that would most likely find nothing
-  kBackOff,       // cannot claim and nothing to settle: wait, the pause growing each time
+  kBackOff,       // cannot claim and nothing to settle: wait, the pause growing each time (for
+                  // kRateLimited: until the pace allows the next event)
   kIdle,          // nothing to claim or settle: wait the poll pause (longer as it stays empty)
 };
 

@@ -283,6 +283,41 @@ TEST_CASE("SIGHUP applies what it can, keeps the old config on errors, names res
   outbox::test::stop_gracefully(relay);
 }
 
+TEST_CASE("relay.max_events_per_second paces the whole relay, and SIGHUP lifts it",
+          "[operations][event-rate]") {
+  TestDatabase db;
+  db.insert_events(600, "paced");
+  TestBroker broker;
+  RelayTestConfig settings;
+  settings.extra_relay_settings = "  max_events_per_second: 200\n";
+  const auto started = std::chrono::steady_clock::now();
+  RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 600; }));
+  // At most 200 at once and 200 a second after that, both workers together: 2 s at least
+  // (a lower bound only: a slow machine takes longer, never less).
+  CHECK(std::chrono::steady_clock::now() - started >= 2s);
+  const std::string paced = http_get(relay.metrics_port(), "/metrics").body;
+  CHECK(metric_sample(paced, "outbox_relay_max_events_per_second") == 200);
+  CHECK(metric_sample(paced, "outbox_relay_rate_limited_seconds_total") > 0);
+  REQUIRE(eventually([&] { return logged(relay, "(relay.max_events_per_second)"); }));
+
+  std::string text;
+  {
+    std::ifstream in(relay.config_file());
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  text.replace(text.find("max_events_per_second: 200"), 26, "max_events_per_second: 0");
+  std::ofstream(relay.config_file()) << text;
+  relay.process().signal(SIGHUP);
+  REQUIRE(eventually([&] { return logged(relay, "relay.max_events_per_second 0 (unlimited)"); }));
+  CHECK_FALSE(logged(relay, "relay.max_events_per_second changed; it takes effect only after"));
+  const std::string lifted = http_get(relay.metrics_port(), "/metrics").body;
+  CHECK(metric_sample(lifted, "outbox_relay_max_events_per_second") == 0);
+  db.insert_events(2000, "unpaced");
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 2600; }));
+  outbox::test::stop_gracefully(relay);
+}
+
 TEST_CASE("secrets never reach the logs, even at trace level with librdkafka debugging",
           "[operations][secrets]") {
   TestDatabase db;

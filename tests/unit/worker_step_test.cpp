@@ -40,6 +40,9 @@ TEST_CASE("a batch in flight is settled before the worker waits", "[worker-step]
     CHECK(next_step(cannot, true) == Step::kSettleOldest);
     CHECK(next_step(cannot, false) == Step::kBackOff);
   }
+  // Held back by relay.max_events_per_second: settle meanwhile, or wait for the pace.
+  CHECK(next_step(ClaimResult::kRateLimited, true) == Step::kSettleOldest);
+  CHECK(next_step(ClaimResult::kRateLimited, false) == Step::kBackOff);
   CHECK(next_step(ClaimResult::kNothing, true) == Step::kSettleOldest);
   CHECK(next_step(ClaimResult::kNothing, false) == Step::kIdle);
   CHECK(next_step(ClaimResult::kPipelineFull, true) == Step::kSettleOldest);

@@ -249,7 +249,7 @@ struct Harness {
           return outbox::Error{"store already handed out"};
         },
         outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health,
-                             bytes, paused});
+                             bytes, paused, rate});
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -276,6 +276,7 @@ struct Harness {
   outbox::PublishHealth publish_health;
   outbox::ByteBudget bytes{64 << 20};
   outbox::PausedPartitions paused{outbox::PausedPartitions::Settings{}};
+  outbox::EventRate rate;  // relay.max_events_per_second: unlimited unless a test sets it
   std::stop_source stop;
   std::unique_ptr<outbox::Worker> worker;
   std::jthread thread;
@@ -527,6 +528,24 @@ TEST_CASE("a sick partition is paused on its own: the others flow, its events wa
   CHECK(h.store_view->marked.size() == 60);
   CHECK_FALSE(h.store_view->woken_deferred.empty());
   CHECK(h.store_view->retrying.empty());
+}
+
+TEST_CASE("relay.max_events_per_second: no claim asks for more than the pace allows",
+          "[worker][event-rate]") {
+  Harness h(60, 50);
+  h.rate.set_rate(20, std::chrono::steady_clock::now());
+  h.start();
+  // 20 events a second, a batch of 50: the first claim asks for 20, later ones for what the
+  // second refilled; claims meanwhile wait (counted) instead of asking for 50.
+  REQUIRE(outbox::test::eventually([&] { return h.stats.rate_limited.load() > 0; }));
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 60; }));
+  h.stop_and_join();
+  std::lock_guard lock(h.store_view->mutex);
+  REQUIRE_FALSE(h.store_view->claim_limits.empty());
+  CHECK(h.store_view->claim_limits.front() == 20);
+  for (size_t limit : h.store_view->claim_limits)
+    CHECK(limit <= 20);
+  CHECK(h.rate.limited_seconds() > 0);
 }
 
 TEST_CASE("a topic not known yet is retried without attempts within its grace, FAILED after",
