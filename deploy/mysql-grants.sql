@@ -8,9 +8,10 @@
 
 -- The relay: claims (SELECT ... FOR UPDATE SKIP LOCKED, which needs UPDATE as well as SELECT),
 -- leases, marks, releases, records failures, parks and wakes rows. It never inserts or
--- deletes a row, and reads no other table.
+-- deletes a row; the only other table it reads is outbox_pause (the operator's pauses).
 CREATE USER IF NOT EXISTS 'outbox_relay'@'%' IDENTIFIED BY 'change-me';
 GRANT SELECT, UPDATE ON `app`.`outbox_event` TO 'outbox_relay'@'%';
+GRANT SELECT ON `app`.`outbox_pause` TO 'outbox_relay'@'%';
 
 -- The writer (the application): inserts each order and its outbox_event row in one
 -- transaction, and reads orders back by (tenant_id, request_id) to reconcile an unknown
@@ -26,10 +27,12 @@ GRANT SELECT, INSERT ON `app`.`consumed_event` TO 'outbox_consumer'@'%';
 GRANT INSERT ON `app`.`notification_job` TO 'outbox_consumer'@'%';
 
 -- outboxctl and the retention timer (the config's outboxctl: account): reads every table it
--- reports on, UPDATEs outbox_event for requeue/skip, DELETEs old rows for purge. It never
--- inserts.
+-- reports on, UPDATEs outbox_event for requeue/skip (and to wake the events a resumed pause
+-- held), DELETEs old rows for purge; INSERTs and DELETEs outbox_pause rows for pause/resume, the
+-- only table it inserts into.
 CREATE USER IF NOT EXISTS 'outbox_admin'@'%' IDENTIFIED BY 'change-me';
 GRANT SELECT, UPDATE, DELETE ON `app`.`outbox_event` TO 'outbox_admin'@'%';
 GRANT SELECT, DELETE ON `app`.`consumed_event` TO 'outbox_admin'@'%';
 GRANT SELECT ON `app`.`orders` TO 'outbox_admin'@'%';
 GRANT SELECT ON `app`.`notification_job` TO 'outbox_admin'@'%';
+GRANT SELECT, INSERT, DELETE ON `app`.`outbox_pause` TO 'outbox_admin'@'%';

@@ -296,12 +296,14 @@ void WakeBlocked::bind(Parameters& out, const IdChunk& ids) const {
 }
 
 std::string wake_deferred(const Schema& schema, size_t capacity) {
-  // Only RETRY rows are moved: a row published, parked or claimed meanwhile stays as it is.
+  // Only RETRY rows are moved: a row published, parked or claimed meanwhile stays as it is. A
+  // NULL recheck is an operator's hold (record_hold).
   return "UPDATE " + schema.table() +
          " SET next_attempt_at = CURRENT_TIMESTAMP(6)"
          " WHERE event_id IN (" +
          placeholders(capacity) +
-         ") AND status = 'RETRY' AND next_attempt_at > CURRENT_TIMESTAMP(6)";
+         ") AND status = 'RETRY' AND (next_attempt_at IS NULL OR next_attempt_at > "
+         "CURRENT_TIMESTAMP(6))";
 }
 
 void WakeDeferred::bind(Parameters& out, const IdChunk& ids) const {
@@ -433,6 +435,19 @@ std::string record_deferral(const Schema& schema, size_t capacity) {
 
 void RecordDeferral::bind(Parameters& out, const IdChunk& ids) const {
   out.integer(delay.count());
+  out.text(last_error);
+  out.ids(ids);
+  out.text(owner);
+}
+
+std::string record_hold(const Schema& schema, size_t capacity) {
+  return "UPDATE " + schema.table() +
+         " SET status = 'RETRY', next_attempt_at = NULL, last_error = ?, lease_owner = NULL,"
+         " lease_until = NULL WHERE event_id IN (" +
+         placeholders(capacity) + ") AND status = 'PUBLISHING' AND lease_owner = ?";
+}
+
+void RecordHold::bind(Parameters& out, const IdChunk& ids) const {
   out.text(last_error);
   out.ids(ids);
   out.text(owner);

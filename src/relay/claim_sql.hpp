@@ -344,6 +344,16 @@ struct RecordDeferral {
   void bind(Parameters& out, const IdChunk& ids) const;
 };
 
+// An operator's hold: RETRY with no recheck, attempts unchanged, until a wake. Params:
+// last_error, ids[capacity], owner.
+std::string record_hold(const Schema& schema, size_t capacity);
+struct RecordHold {
+  static constexpr auto sql = record_hold;
+  const std::string& last_error;
+  const std::string& owner;
+  void bind(Parameters& out, const IdChunk& ids) const;
+};
+
 // A permanent publish failure: FAILED at once. Params: last_error, ids[capacity], owner.
 std::string record_permanent_failure(const Schema& schema, size_t capacity);
 struct RecordPermanentFailure {

@@ -108,21 +108,29 @@ class ClaimStore {
                                                     const std::vector<std::string>& ids,
                                                     const PublishFailure& failure) = 0;
 
-  // Per-aggregate ordering: wakes the BLOCKED events of these events' aggregates that nothing
-  // holds back any more. Call it after a mark (with the marked ids) and after a claim that
-  // parked rows (with the parked ids), each time after that transaction committed: then of
-  // two relays racing (one parks a successor while the other publishes its predecessor) one
-  // of the two checks sees the other's commit, and no wakeup is lost. Returns how many woke.
   // PUBLISHING -> RETRY after `delay`, attempts unchanged, for rows still leased to `token`
   // whose failure is nobody's fault yet (a topic not known yet, within its grace).
   virtual Outcome<LeaseUpdateResult> defer(const LeaseToken& token,
                                            const std::vector<std::string>& ids, Micros delay,
                                            const std::string& error) = 0;
 
+  // PUBLISHING -> RETRY with no recheck (next_attempt_at NULL), attempts unchanged, for rows
+  // still leased to `token` that an operator's pause holds (operator_pauses.hpp): no claim
+  // takes them until a wake (wake_deferred, pause_sql::wake_ended) gives them one.
+  virtual Outcome<LeaseUpdateResult> hold(const LeaseToken& token,
+                                          const std::vector<std::string>& ids,
+                                          const std::string& error) = 0;
+
+  // Per-aggregate ordering: wakes the BLOCKED events of these events' aggregates that nothing
+  // holds back any more. Call it after a mark (with the marked ids) and after a claim that
+  // parked rows (with the parked ids), each time after that transaction committed: then of
+  // two relays racing (one parks a successor while the other publishes its predecessor) one
+  // of the two checks sees the other's commit, and no wakeup is lost. Returns how many woke.
   virtual Outcome<size_t> wake_successors(const std::vector<std::string>& ids) = 0;
 
-  // RETRY rows among `ids` due now instead of at their recheck: the events a paused partition
-  // held, when it resumed or is probed (paused_partitions.hpp). Returns how many.
+  // RETRY rows among `ids` due now instead of at their recheck (or instead of never): the
+  // events a paused partition held, when it resumed or is probed (paused_partitions.hpp), and
+  // those an operator's pause held when it ended. Returns how many.
   virtual Outcome<size_t> wake_deferred(const std::vector<std::string>& ids) = 0;
 
   // True once a connection error showed the session unusable (the worker then opens a new

@@ -192,6 +192,19 @@ std::string render_metrics(const MetricsSources& sources) {
   families.push_back(counter("outbox_relay_events_held_total",
                              "Events deferred for a paused partition (no attempt counted).",
                              value_of(s.events_held)));
+  MetricFamily operator_paused = family(
+      "outbox_relay_operator_paused",
+      "1 while an operator's pause (outboxctl pause) holds this topic or aggregate type, 0 once "
+      "resumed; its events wait as RETRY with no recheck, no attempt counted.",
+      MetricType::Gauge);
+  for (const auto& [pause, in_force] : sources.operator_pauses()) {
+    operator_paused.metric.push_back(gauge_value(static_cast<double>(in_force),
+                                                 {{"kind", pause.first}, {"name", pause.second}}));
+  }
+  families.push_back(operator_paused);
+  families.push_back(counter("outbox_relay_events_held_by_operator_total",
+                             "Events held for an operator's pause (no attempt counted).",
+                             value_of(s.events_held_by_operator)));
   families.push_back(gauge("outbox_relay_max_events_per_second",
                            "relay.max_events_per_second: events claimed per second at most, all "
                            "workers together; 0 is unlimited.",

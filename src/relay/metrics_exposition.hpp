@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "backlog_monitor.hpp"
 #include "health_board.hpp"
@@ -26,6 +27,8 @@ struct MetricsSources {
   // relay.max_events_per_second (0: unlimited) and the time workers waited for it so far.
   std::function<uint64_t()> max_events_per_second;
   std::function<double()> rate_limited_seconds;
+  // Operators' pauses seen since start, by (kind, name): 1 in force, 0 resumed.
+  std::function<std::map<std::pair<std::string, std::string>, int>()> operator_pauses;
 };
 
 // The Prometheus text exposition of the relay's metrics (names in docs/operating.md, "Metrics

@@ -559,6 +559,23 @@ Outcome<LeaseUpdateResult> MysqlClaimStore::defer(const LeaseToken& token,
   });
 }
 
+Outcome<LeaseUpdateResult> MysqlClaimStore::hold(const LeaseToken& token,
+                                                 const std::vector<std::string>& ids,
+                                                 const std::string& error) {
+  const std::string stored = storable_error(error);
+  return in_transaction<LeaseUpdateResult>("hold", [&] {
+    LeaseUpdateResult result;
+    if (ids.empty()) return result;
+    result.no_longer_leased =
+        missing_from(ids, select_ids(ids, claim_sql::SelectHeldBy{.owner = token.value()}));
+    for_each_id_chunk(ids, claim_sql::RecordHold{.last_error = stored, .owner = token.value()},
+                      [&](sql::PreparedStatement& statement) {
+                        result.changed += static_cast<size_t>(statement.executeUpdate());
+                      });
+    return result;
+  });
+}
+
 Outcome<LeaseUpdateResult> MysqlClaimStore::record_failure(const LeaseToken& token,
                                                            const std::vector<std::string>& ids,
                                                            const PublishFailure& failure) {

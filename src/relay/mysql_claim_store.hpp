@@ -64,6 +64,8 @@ class MysqlClaimStore final : public ClaimStore {
                                             const PublishFailure& failure) override;
   Outcome<LeaseUpdateResult> defer(const LeaseToken& token, const std::vector<std::string>& ids,
                                    Micros delay, const std::string& error) override;
+  Outcome<LeaseUpdateResult> hold(const LeaseToken& token, const std::vector<std::string>& ids,
+                                  const std::string& error) override;
   Outcome<size_t> wake_successors(const std::vector<std::string>& ids) override;
   Outcome<size_t> wake_deferred(const std::vector<std::string>& ids) override;
   bool known_broken() const override { return !session_problem_.empty(); }

@@ -27,6 +27,8 @@
 #include "metrics_exposition.hpp"
 #include "mysql/mysql_session.hpp"
 #include "mysql_claim_store.hpp"
+#include "operator_pauses.hpp"
+#include "pause_watcher.hpp"
 #include "paused_partitions.hpp"
 #include "progress_reporter.hpp"
 #include "publish_health.hpp"
@@ -126,6 +128,10 @@ TopicRouter make_router(const KafkaSettings& kafka) {
   }
   return {TopicTemplate::parse(kafka.topic).value(), std::move(overrides)};
 }
+
+// How often each relay reads outbox_pause: an operator's pause or resume is obeyed by every
+// relay of a fleet within about this long. One primary-key read of a small table.
+constexpr std::chrono::seconds kPausePollInterval{1};
 
 // The longest the start waits for transactional producers to initialise; the ones not ready
 // by then initialise when a batch first needs them.
@@ -354,6 +360,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       .probe_interval_max = publish_health_settings.probe_interval_max,
       .recheck = config.relay.partition_recheck});
   ByteBudget in_flight_bytes(config.relay.max_in_flight_bytes);
+  OperatorPauses operator_pauses;
   const auto outage = [&] { return publish_health.outage(std::chrono::steady_clock::now()); };
   const auto ready = [&] {
     return health.started() && !health.draining() && health.problem().empty() &&
@@ -383,7 +390,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
                   [&] { return publish_health.outages_total(); },
                   [&] { return paused_partitions.paused_per_topic(); },
                   [&] { return paused_partitions.pauses_total(); },
-                  [&] { return event_rate.rate(); }, [&] { return event_rate.limited_seconds(); }});
+                  [&] { return event_rate.rate(); }, [&] { return event_rate.limited_seconds(); },
+                  [&] { return operator_pauses.gauge(); }});
             },
             [&] {
               const std::string stalled = health.stalled(stall_after);
@@ -425,6 +433,13 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   publisher.value()->initialise_transactions(std::chrono::steady_clock::now() +
                                              kTransactionsInitialiseTimeout);
 
+  // Before the first claim: what an operator paused is held from the first event on.
+  PauseWatcher pause_watcher(config.mysql, claim_schema(config).table(), operator_pauses,
+                             kPausePollInterval);
+  if (!pause_watcher.wait_until_known(stop.get_token())) {
+    spdlog::info("stopped before start-up completed; nothing was claimed");
+    return 0;
+  }
   const ClaimStoreFactory open_store =
       store_factory(config, std::make_shared<DueScanSchedule>(config.relay.reclaim_interval));
   health.set_started();
@@ -445,7 +460,8 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       const MysqlThreadScope thread_mysql;
       Worker worker(settings, open_store,
                     WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
-                                 publish_health, in_flight_bytes, paused_partitions, event_rate});
+                                 publish_health, in_flight_bytes, paused_partitions, event_rate,
+                                 operator_pauses});
       try {
         worker.run(stop.get_token());
       } catch (const std::exception& e) {

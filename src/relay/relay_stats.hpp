@@ -27,7 +27,8 @@ struct RelayStats {
   std::atomic<uint64_t> marks_abandoned{0};    // confirmed, mark failed until the lease ended
   std::atomic<uint64_t> deliveries_failed{0};  // not or maybe delivered
   std::atomic<uint64_t> events_released{0};    // back to PENDING, no attempt counted
-  std::atomic<uint64_t> events_held{0};      // deferred for a paused partition, no attempt counted
+  std::atomic<uint64_t> events_held{0};  // deferred for a paused partition, no attempt counted
+  std::atomic<uint64_t> events_held_by_operator{0};  // held for an operator's pause (outboxctl)
   std::atomic<uint64_t> rate_limited{0};     // claims that waited for relay.max_events_per_second
   std::atomic<uint64_t> events_retrying{0};  // a failed attempt, parked as RETRY
   std::atomic<uint64_t> events_failed{0};    // parked as FAILED (permanent or out of attempts)

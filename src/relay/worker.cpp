@@ -34,6 +34,7 @@ Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShar
       bytes_(shared.bytes),
       holds_(shared.holds),
       rate_(shared.rate),
+      pauses_(shared.pauses),
       backoff_(settings_.backoff_initial, settings_.backoff_max) {}
 
 bool Worker::ensure_store() {
@@ -152,7 +153,8 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   }
   backoff_.reset();
   ClaimedBatch& batch = claimed.value();
-  const HeldAtClaim at_claim = holds_.any_paused() ? hold_paused(batch) : HeldAtClaim{};
+  const HeldAtClaim at_claim =
+      holds_.any_paused() || pauses_.any() ? hold_paused(batch) : HeldAtClaim{};
   const size_t held = at_claim.held;
   if (held > 0) allowance.held.resize(batch.budget_bytes);
   if (probe && at_claim.probes > 0 && at_claim.probes == batch.events.size()) {

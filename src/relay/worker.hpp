@@ -15,6 +15,7 @@
 #include "claim_store.hpp"
 #include "delivery.hpp"
 #include "event_rate.hpp"
+#include "operator_pauses.hpp"
 #include "paused_partitions.hpp"
 #include "poll_schedule.hpp"
 #include "publish_health.hpp"
@@ -77,6 +78,7 @@ struct WorkerShared {
   ByteBudget& bytes;                      // relay.max_in_flight_bytes
   PausedPartitions& holds;                // paused partitions and the events held for them
   EventRate& rate;                        // relay.max_events_per_second
+  const OperatorPauses& pauses;           // operators' pauses (outboxctl pause)
 };
 
 // Every delivery report of a batch must arrive, and its mark commit, this long before the
@@ -155,6 +157,11 @@ class Worker {
   // failures on a known partition pause it and move to plan.held instead of plan.outage.
   void consult_paused_partitions(const InFlightBatch& batch, SettlementPlan& plan);
   void wake_held(const std::vector<std::string>& ids, const char* why);
+  // Holds the events at `indices` of a fresh claim for an operator's pause (`error`, the
+  // rows' last_error) until it is resumed, or wakes them at once if it ended meanwhile.
+  void hold_for_operator(const ClaimedBatch& batch, const std::vector<OutboxEvent>& events,
+                         const std::vector<size_t>& indices, const std::string& error,
+                         const Destination& destination);
 
   // The settlement side (worker_settlement.cpp).
   void settle_all();
@@ -192,6 +199,7 @@ class Worker {
   ByteBudget& bytes_;
   PausedPartitions& holds_;
   EventRate& rate_;
+  const OperatorPauses& pauses_;
   // Events the last claim sent (the rest of what the rate granted goes back).
   size_t claimed_events_ = 0;
   int empty_streak_ = 0;

@@ -13,7 +13,7 @@ namespace {
 
 using std::chrono::steady_clock;
 
-std::string held_error(const PausedPartitions& holds, const Destination& destination) {
+std::string partition_held_error(const PausedPartitions& holds, const Destination& destination) {
   return PausedPartitions::kErrorPrefix + holds.reason(destination, steady_clock::now());
 }
 
@@ -38,11 +38,39 @@ void Worker::wake_due_probes() {
   wake_held(holds_.due_probes(steady_clock::now()), "probe");
 }
 
+void Worker::hold_for_operator(const ClaimedBatch& batch, const std::vector<OutboxEvent>& events,
+                               const std::vector<size_t>& indices, const std::string& error,
+                               const Destination& destination) {
+  const std::vector<std::string> ids = ids_at(events, indices);
+  // Not retried: a failed hold leaves the rows leased, claimed (and held) again when the lease
+  // ends.
+  Outcome<LeaseUpdateResult> on_hold = used_store().hold(batch.token, ids, error);
+  if (!on_hold) {
+    ++stats_.db_errors;
+    spdlog::warn(
+        "worker {}: claim {}: could not hold {} events of {} for an operator's pause ({}); they "
+        "are claimed again when their lease ends",
+        settings_.index, batch.token.value(), ids.size(), destination.topic,
+        on_hold.error().message);
+    return;
+  }
+  stats_.events_held_by_operator += on_hold.value().changed;
+  spdlog::debug("worker {}: claim {} held {} events for an operator's pause ({}): {}",
+                settings_.index, batch.token.value(), ids.size(), error, some_ids(ids));
+  // The pause may have ended while the rows were being held: the watcher wakes held rows only
+  // after it stopped holding new ones, so either it wakes these, or this check sees the end.
+  if (!pauses_.holding(destination.topic, events[indices.front()].aggregate_type))
+    wake_held(ids, "operator's pause ended while holding");
+}
+
 Worker::HeldAtClaim Worker::hold_paused(ClaimedBatch& batch) {
   std::vector<OutboxEvent>& events = batch.events;
   std::vector<bool> hold(events.size(), false);
   std::vector<Destination> held_for(events.size());
+  // The last_error of an event an operator's pause holds; empty for a paused partition's.
+  std::vector<std::string> paused_by_operator(events.size());
   std::map<Destination, std::vector<size_t>> by_partition;
+  std::map<std::string, std::vector<size_t>> by_operator_pause;
   HeldAtClaim result;
   for (size_t i = 0; i < events.size(); ++i) {
     // A version behind a held one is held with it, whatever its own partition: it must not
@@ -50,10 +78,25 @@ Worker::HeldAtClaim Worker::hold_paused(ClaimedBatch& batch) {
     if (!batch.after.empty() && batch.after[i] != i && hold[batch.after[i]]) {
       hold[i] = true;
       held_for[i] = held_for[batch.after[i]];
-      by_partition[held_for[i]].push_back(i);
+      paused_by_operator[i] = paused_by_operator[batch.after[i]];
+      if (paused_by_operator[i].empty()) {
+        by_partition[held_for[i]].push_back(i);
+      } else {
+        by_operator_pause[paused_by_operator[i]].push_back(i);
+      }
       continue;
     }
     Destination destination = publisher_.destination_of(events[i]);
+    if (pauses_.any()) {
+      if (std::optional<std::string> held_by =
+              pauses_.holding(destination.topic, events[i].aggregate_type)) {
+        hold[i] = true;
+        held_for[i] = destination;
+        paused_by_operator[i] = *held_by;
+        by_operator_pause[std::move(*held_by)].push_back(i);
+        continue;
+      }
+    }
     if (!holds_.topic_paused(destination.topic)) continue;
     const PausedPartitions::Verdict verdict = holds_.verdict(destination, events[i].event_id);
     if (verdict == PausedPartitions::Verdict::kProbe) ++result.probes;
@@ -62,11 +105,15 @@ Worker::HeldAtClaim Worker::hold_paused(ClaimedBatch& batch) {
     held_for[i] = destination;
     by_partition[std::move(destination)].push_back(i);
   }
-  if (by_partition.empty()) return result;
+  if (by_partition.empty() && by_operator_pause.empty()) return result;
   size_t& held = result.held;
+  for (const auto& [error, indices] : by_operator_pause) {
+    held += indices.size();
+    hold_for_operator(batch, events, indices, error, held_for[indices.front()]);
+  }
   for (const auto& [destination, indices] : by_partition) {
     const std::vector<std::string> ids = ids_at(events, indices);
-    const std::string error = held_error(holds_, destination);
+    const std::string error = partition_held_error(holds_, destination);
     // Not retried: a failed deferral leaves the rows leased, claimed again when the lease ends.
     Outcome<LeaseUpdateResult> deferred = used_store().defer(
         batch.token, ids, holds_.recheck_for(destination, steady_clock::now()), error);

@@ -179,7 +179,10 @@ TEST_CASE("outboxctl's account runs every command and cannot insert", "[grants]"
                                              {"drain"},
                                              {"requeue", id},
                                              {"skip", outbox::test::event_id("admin", 2)},
-                                             {"purge"}}) {
+                                             {"purge"},
+                                             {"pause", "outbox.order", "--reason", "grants"},
+                                             {"paused"},
+                                             {"resume", "outbox.order"}}) {
     const auto result = outboxctl.run(command);
     INFO(command[0] << ": " << result.err);
     CHECK(result.status == 0);

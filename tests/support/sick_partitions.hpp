@@ -76,7 +76,8 @@ std::string held_error_like(const std::string& topic);
 // CHECKs, for the rows `where_sql` selects (rows of sick partitions while they are sick):
 // nothing published, nothing parked FAILED, no attempt counted, each row waiting (RETRY,
 // PENDING, PUBLISHING for a probe in flight, BLOCKED behind its aggregate's held head), and
-// every RETRY row held with the partition's last_error. Returns the RETRY rows.
+// every RETRY row held with the partition's last_error (some of them at least, waited for).
+// Returns the rows so held at the end.
 long long check_held_not_failed(const TestDatabase& db, const std::string& where_sql,
                                 const std::string& topic);
 

@@ -118,6 +118,16 @@ class ScriptedStore final : public outbox::ClaimStore {
     last_defer = delay;
     return LeaseUpdateResult{ids.size(), {}};
   }
+  Outcome<LeaseUpdateResult> hold(const LeaseToken&, const std::vector<std::string>& ids,
+                                  const std::string& error) override {
+    std::lock_guard lock(mutex);
+    for (const std::string& id : ids) {
+      deferred[id] = error;
+      held.insert(id);  // no recheck: due only when woken, as in the database
+      held_by_operator.insert(id);
+    }
+    return LeaseUpdateResult{ids.size(), {}};
+  }
   Outcome<size_t> wake_successors(const std::vector<std::string>&) override { return size_t{0}; }
   Outcome<size_t> wake_deferred(const std::vector<std::string>& ids) override {
     std::lock_guard lock(mutex);
@@ -140,6 +150,7 @@ class ScriptedStore final : public outbox::ClaimStore {
   std::map<std::string, std::string> deferred;
   std::vector<std::string> woken_deferred;  // wake_deferred's ids, in call order
   std::set<std::string> held;               // deferred for a paused partition, not yet woken
+  std::set<std::string> held_by_operator;   // ever held for an operator's pause
   outbox::Micros last_defer{};
   std::vector<size_t> claim_limits;
   std::map<std::string, std::string> failed;
@@ -249,7 +260,7 @@ struct Harness {
           return outbox::Error{"store already handed out"};
         },
         outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health,
-                             bytes, paused, rate});
+                             bytes, paused, rate, operator_pauses});
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -277,6 +288,7 @@ struct Harness {
   outbox::ByteBudget bytes{64 << 20};
   outbox::PausedPartitions paused{outbox::PausedPartitions::Settings{}};
   outbox::EventRate rate;  // relay.max_events_per_second: unlimited unless a test sets it
+  outbox::OperatorPauses operator_pauses;
   std::stop_source stop;
   std::unique_ptr<outbox::Worker> worker;
   std::jthread thread;
@@ -626,4 +638,38 @@ TEST_CASE("bytes held against the budget go back on every path", "[worker][budge
   CHECK(budget.in_use() == 50000);
   alone.held.give_back();
   CHECK(budget.in_use() == 0);
+}
+
+TEST_CASE("an operator's pause holds its events unsent with no recheck while the rest flow",
+          "[worker][operator-pause]") {
+  Harness h(0);
+  // e1..e20: every third event is BILLING's.
+  for (int i = 1; i <= 20; ++i) {
+    OutboxEvent event;
+    event.event_id = "e" + std::to_string(i);
+    event.aggregate_type = i % 3 == 0 ? "BILLING" : "ORDER";
+    event.aggregate_id = "a" + std::to_string(i);
+    h.store->pending.push_back(event);
+  }
+  h.operator_pauses.replace(
+      {outbox::OperatorPause{outbox::OperatorPause::Kind::kAggregateType, "BILLING",
+                             "consumers corrupt data", "alice", "2026-12-06 10:00:00"}});
+  h.start();
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 14; }));
+  REQUIRE(outbox::test::eventually([&] { return h.stats.events_held_by_operator.load() == 6; }));
+  h.stop_and_join();
+  std::lock_guard lock(h.store_view->mutex);
+  CHECK(h.store_view->marked.size() == 14);
+  CHECK(h.store_view->held_by_operator.size() == 6);
+  for (int i = 3; i <= 18; i += 3) {
+    const std::string id = "e" + std::to_string(i);
+    CHECK(h.store_view->marked.count(id) == 0);
+    CHECK(h.store_view->held.count(id) == 1);
+    CHECK(h.store_view->deferred.at(id) ==
+          "paused by operator: aggregate_type BILLING: consumers corrupt data (paused by alice at "
+          "2026-12-06 10:00:00 UTC)");
+  }
+  CHECK(h.store_view->woken_deferred.empty());
+  std::lock_guard sent_lock(h.publisher.mutex);
+  CHECK(h.publisher.sent.size() == 14);  // not one BILLING event reached the broker
 }

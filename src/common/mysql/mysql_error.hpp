@@ -6,6 +6,9 @@
 
 namespace outbox {
 
+// ER_NO_SUCH_TABLE: a table an optional feature reads (a later migration) is not there yet.
+constexpr int kNoSuchTableError = 1146;
+
 // Client/server error codes where the session is unusable and must be reopened, as opposed
 // to a statement error on a healthy session.
 bool is_connection_error(int error_code);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "backlog_command.hpp"
+#include "pause_commands.hpp"
 #include "row_values.hpp"
 
 namespace outbox::ctl {
@@ -87,6 +88,7 @@ int backlog(CommandContext& context) {
                    .set("oldest_failed_age_seconds", oldest["FAILED"])
                    .set("blocked_aggregates", blocked_aggregates)
                    .set("held_for_paused_partitions", paused_partitions(context))
+                   .set("operator_pauses", operator_pauses_answer(context))
                    .set("ordering", context.config.relay.ordering == Ordering::kPerAggregate
                                         ? "per_aggregate"
                                         : "none"));

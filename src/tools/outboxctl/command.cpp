@@ -6,6 +6,7 @@
 #include "drain_command.hpp"
 #include "failed_events.hpp"
 #include "lookup_commands.hpp"
+#include "pause_commands.hpp"
 #include "purge_command.hpp"
 
 namespace outbox::ctl {
@@ -27,6 +28,14 @@ const std::vector<Command>& commands() {
        "how to roll a relay back safely, and whether any lease is still live", drain},
       {"purge", "[--dry-run] [--published-after D] [--consumed-after D] [--batch-size N]",
        "delete PUBLISHED/SKIPPED events and consumed_event rows older than their retention", purge},
+      {"pause", "<topic> | --aggregate-type <type> [--reason TEXT]",
+       "hold a topic's (or an aggregate type's) events in every relay until resumed; the rest "
+       "flow",
+       pause},
+      {"resume", "<topic> | --aggregate-type <type>",
+       "end a pause and release its held events, in order", resume},
+      {"paused", "", "the pauses in force, who made them and why, and the events each holds",
+       paused},
       {"requeue", "<event_id> | --all-failed",
        "put FAILED events back to PENDING, attempts and lease expiries reset", requeue},
       {"skip", "<event_id>",

@@ -2,12 +2,11 @@
 
 #include <cppconn/exception.h>
 
+#include "mysql/mysql_error.hpp"
 #include "row_values.hpp"
 
 namespace outbox::ctl {
 namespace {
-
-constexpr int kNoSuchTable = 1146;
 
 constexpr Column::Kind kInteger = Column::Kind::kInteger;
 
@@ -158,7 +157,7 @@ Value find_order_by_acceptance(MysqlSession& session, const std::string& event_i
     statement.setString(1, event_id);
     return first_row(statement, order_columns());
   } catch (const sql::SQLException& e) {
-    if (e.getErrorCode() == kNoSuchTable) return {};
+    if (e.getErrorCode() == kNoSuchTableError) return {};
     throw;
   }
 }

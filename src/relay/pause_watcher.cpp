@@ -1,0 +1,97 @@
+#include "pause_watcher.hpp"
+
+#include <cppconn/exception.h>
+#include <spdlog/spdlog.h>
+
+#include "interruptible_sleep.hpp"
+#include "mysql/mysql_error.hpp"
+#include "mysql/mysql_session.hpp"
+#include "operator_pause_sql.hpp"
+
+namespace outbox {
+namespace {
+
+constexpr std::chrono::minutes kMissingTableRecheck{1};
+
+std::string pause_name(const OperatorPause& pause) {
+  return std::string(kind_word(pause.kind)) + " " + pause.name;
+}
+
+}  // namespace
+
+PauseWatcher::PauseWatcher(MysqlEndpoint endpoint, std::string outbox_table, OperatorPauses& pauses,
+                           Micros interval)
+    : endpoint_(std::move(endpoint)),
+      outbox_table_(std::move(outbox_table)),
+      pauses_(pauses),
+      interval_(interval) {
+  thread_ = std::jthread([this](const std::stop_token& stop) { run(stop); });
+}
+
+PauseWatcher::~PauseWatcher() = default;
+
+bool PauseWatcher::wait_until_known(const std::stop_token& stop) {
+  std::unique_lock lock(mutex_);
+  return known_changed_.wait(lock, stop, [this] { return known_; });
+}
+
+void PauseWatcher::run(const std::stop_token& stop) {
+  const MysqlThreadScope thread_mysql;
+  std::unique_ptr<MysqlSession> session;
+  bool table_missing = false;
+  // Set when held rows may wait for a pause that ended: at start (a pause may have ended
+  // while no relay ran) and after each end seen. Cleared once a wake went through.
+  bool wake_due = true;
+  do {
+    if (!session) {
+      Outcome<std::unique_ptr<MysqlSession>> opened =
+          MysqlSession::open(endpoint_, SessionSettings{});
+      if (!opened) {
+        spdlog::warn("pause watcher: {}", opened.error().message);
+        continue;
+      }
+      session = std::move(opened).value();
+    }
+    try {
+      const OperatorPauses::Change change = pauses_.replace(pause_sql::select_pauses(*session));
+      if (table_missing) spdlog::info("pause watcher: table outbox_pause found; obeying it");
+      table_missing = false;
+      for (const OperatorPause& pause : change.began) {
+        spdlog::warn("{} paused by operator: its events are held, the rest flow ({})",
+                     pause_name(pause), held_error(pause));
+      }
+      for (const OperatorPause& pause : change.ended)
+        spdlog::info("{} resumed by operator: its held events are woken", pause_name(pause));
+      if (!change.ended.empty()) wake_due = true;
+      if (wake_due) {
+        const size_t woken = pause_sql::wake_ended(*session, outbox_table_);
+        wake_due = false;
+        if (woken > 0) spdlog::info("pause watcher: woke {} events held for ended pauses", woken);
+      }
+    } catch (const sql::SQLException& e) {
+      session->rollback_quietly();
+      if (e.getErrorCode() == kNoSuchTableError) {
+        if (!table_missing) {
+          spdlog::warn(
+              "pause watcher: {}: outboxctl pause is not obeyed until sql/014_outbox_pause.sql "
+              "is applied (looked for again every minute)",
+              describe_sql_error(e));
+        }
+        table_missing = true;
+      } else {
+        // The last pauses read stay in force: an unreadable table pauses nothing new and
+        // resumes nothing.
+        spdlog::warn("pause watcher: reading the pauses failed: {}", describe_sql_error(e));
+        if (needs_new_session(e.getErrorCode())) session.reset();
+        continue;
+      }
+    }
+    {
+      std::lock_guard lock(mutex_);
+      known_ = true;
+    }
+    known_changed_.notify_all();
+  } while (sleep_unless_stopped(stop, table_missing ? Micros(kMissingTableRecheck) : interval_));
+}
+
+}  // namespace outbox
