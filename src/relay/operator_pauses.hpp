@@ -54,6 +54,12 @@ class OperatorPauses {
   // Cheap: whether any pause is in force (checked before each claimed event is routed).
   bool any() const { return any_.load(std::memory_order_relaxed); }
 
+  // A worker could not make sure that rows it held for a pause that ended meanwhile were woken
+  // (a hold or a wake failed): the watcher runs its wake of every held row whose pause ended at
+  // its next poll (take_wake_request).
+  void request_wake() { wake_requested_.store(true); }
+  bool take_wake_request() { return wake_requested_.exchange(false); }
+
   // For the gauge: (kind, name) of every pause seen since start, 1 while in force, 0 after (the
   // series goes to 0 rather than vanishing). Operators make pauses: a small set.
   std::map<std::pair<std::string, std::string>, int> gauge() const;
@@ -63,6 +69,7 @@ class OperatorPauses {
   std::map<std::pair<OperatorPause::Kind, std::string>, OperatorPause> active_;
   std::map<std::pair<std::string, std::string>, int> seen_;
   std::atomic<bool> any_{false};
+  std::atomic<bool> wake_requested_{false};
 };
 
 }  // namespace outbox

@@ -12,6 +12,9 @@ namespace outbox {
 namespace {
 
 constexpr std::chrono::minutes kMissingTableRecheck{1};
+// ER_TABLEACCESS_DENIED_ERROR: MySQL's answer to an account without a grant on the table,
+// whether or not it exists (deploy/mysql-grants.sql grants the relay SELECT on outbox_pause).
+constexpr int kTableAccessDenied = 1142;
 
 std::string pause_name(const OperatorPause& pause) {
   return std::string(kind_word(pause.kind)) + " " + pause.name;
@@ -62,19 +65,15 @@ void PauseWatcher::run(const std::stop_token& stop) {
       }
       for (const OperatorPause& pause : change.ended)
         spdlog::info("{} resumed by operator: its held events are woken", pause_name(pause));
-      if (!change.ended.empty()) wake_due = true;
-      if (wake_due) {
-        const size_t woken = pause_sql::wake_ended(*session, outbox_table_);
-        wake_due = false;
-        if (woken > 0) spdlog::info("pause watcher: woke {} events held for ended pauses", woken);
-      }
+      if (!change.ended.empty() || pauses_.take_wake_request()) wake_due = true;
     } catch (const sql::SQLException& e) {
       session->rollback_quietly();
-      if (e.getErrorCode() == kNoSuchTableError) {
+      if (e.getErrorCode() == kNoSuchTableError || e.getErrorCode() == kTableAccessDenied) {
         if (!table_missing) {
           spdlog::warn(
               "pause watcher: {}: outboxctl pause is not obeyed until sql/014_outbox_pause.sql "
-              "is applied (looked for again every minute)",
+              "is applied and the relay's account may read outbox_pause "
+              "(deploy/mysql-grants.sql; looked for again every minute)",
               describe_sql_error(e));
         }
         table_missing = true;
@@ -83,7 +82,10 @@ void PauseWatcher::run(const std::stop_token& stop) {
         // resumes nothing.
         spdlog::warn("pause watcher: reading the pauses failed: {}", describe_sql_error(e));
         if (needs_new_session(e.getErrorCode())) session.reset();
-        continue;
+        // Workers wait for a first read only while the server may just be out of reach (a
+        // read at start keeps a restart from sending a paused topic's events); an error of
+        // another kind would not go away by waiting.
+        if (is_transient_error(e.getErrorCode())) continue;
       }
     }
     {
@@ -91,6 +93,21 @@ void PauseWatcher::run(const std::stop_token& stop) {
       known_ = true;
     }
     known_changed_.notify_all();
+    // The wake of rows held for ended pauses: after the pauses are known (so a failing wake,
+    // on a read-only server say, never keeps the workers waiting), retried until it goes
+    // through.
+    if (wake_due && !table_missing && session) {
+      try {
+        const size_t woken = pause_sql::wake_ended(*session, outbox_table_);
+        wake_due = false;
+        if (woken > 0) spdlog::info("pause watcher: woke {} events held for ended pauses", woken);
+      } catch (const sql::SQLException& e) {
+        session->rollback_quietly();
+        spdlog::warn("pause watcher: waking the events held for ended pauses failed: {}",
+                     describe_sql_error(e));
+        if (needs_new_session(e.getErrorCode())) session.reset();
+      }
+    }
   } while (sleep_unless_stopped(stop, table_missing ? Micros(kMissingTableRecheck) : interval_));
 }
 

@@ -78,7 +78,7 @@ struct WorkerShared {
   ByteBudget& bytes;                      // relay.max_in_flight_bytes
   PausedPartitions& holds;                // paused partitions and the events held for them
   EventRate& rate;                        // relay.max_events_per_second
-  const OperatorPauses& pauses;           // operators' pauses (outboxctl pause)
+  OperatorPauses& pauses;                 // operators' pauses (outboxctl pause)
 };
 
 // Every delivery report of a batch must arrive, and its mark commit, this long before the
@@ -156,12 +156,12 @@ class Worker {
   // Settlement: deliveries resume their partitions (their held events are woken); outage
   // failures on a known partition pause it and move to plan.held instead of plan.outage.
   void consult_paused_partitions(const InFlightBatch& batch, SettlementPlan& plan);
-  void wake_held(const std::vector<std::string>& ids, const char* why);
+  // False when the wake failed (logged; the rows wait for their recheck).
+  bool wake_held(const std::vector<std::string>& ids, const char* why);
   // Holds the events at `indices` of a fresh claim for an operator's pause (`error`, the
   // rows' last_error) until it is resumed, or wakes them at once if it ended meanwhile.
   void hold_for_operator(const ClaimedBatch& batch, const std::vector<OutboxEvent>& events,
-                         const std::vector<size_t>& indices, const std::string& error,
-                         const Destination& destination);
+                         const std::vector<size_t>& indices, const std::string& error);
 
   // The settlement side (worker_settlement.cpp).
   void settle_all();
@@ -199,7 +199,7 @@ class Worker {
   ByteBudget& bytes_;
   PausedPartitions& holds_;
   EventRate& rate_;
-  const OperatorPauses& pauses_;
+  OperatorPauses& pauses_;
   // Events the last claim sent (the rest of what the rate granted goes back).
   size_t claimed_events_ = 0;
   int empty_streak_ = 0;

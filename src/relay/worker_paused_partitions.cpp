@@ -19,19 +19,21 @@ std::string partition_held_error(const PausedPartitions& holds, const Destinatio
 
 }  // namespace
 
-void Worker::wake_held(const std::vector<std::string>& ids, const char* why) {
-  if (ids.empty() || !ensure_store()) return;
+bool Worker::wake_held(const std::vector<std::string>& ids, const char* why) {
+  if (ids.empty()) return true;
+  if (!ensure_store()) return false;
   Outcome<size_t> woken = used_store().wake_deferred(ids);
   if (!woken) {
     ++stats_.db_errors;
     spdlog::warn(
         "worker {}: could not wake {} held events ({}): {}; they come back at their "
-        "recheck instead",
+        "recheck instead (an operator's pause: at the pause watcher's next wake)",
         settings_.index, ids.size(), why, woken.error().message);
-    return;
+    return false;
   }
   spdlog::debug("worker {}: woke {} of {} held events ({})", settings_.index, woken.value(),
                 ids.size(), why);
+  return true;
 }
 
 void Worker::wake_due_probes() {
@@ -39,19 +41,19 @@ void Worker::wake_due_probes() {
 }
 
 void Worker::hold_for_operator(const ClaimedBatch& batch, const std::vector<OutboxEvent>& events,
-                               const std::vector<size_t>& indices, const std::string& error,
-                               const Destination& destination) {
+                               const std::vector<size_t>& indices, const std::string& error) {
   const std::vector<std::string> ids = ids_at(events, indices);
   // Not retried: a failed hold leaves the rows leased, claimed (and held) again when the lease
-  // ends.
+  // ends; unless it committed unseen, and its pause ended meanwhile: the watcher's next wake
+  // covers that.
   Outcome<LeaseUpdateResult> on_hold = used_store().hold(batch.token, ids, error);
   if (!on_hold) {
     ++stats_.db_errors;
+    pauses_.request_wake();
     spdlog::warn(
-        "worker {}: claim {}: could not hold {} events of {} for an operator's pause ({}); they "
-        "are claimed again when their lease ends",
-        settings_.index, batch.token.value(), ids.size(), destination.topic,
-        on_hold.error().message);
+        "worker {}: claim {}: could not hold {} events for an operator's pause ({}); they are "
+        "claimed again when their lease ends",
+        settings_.index, batch.token.value(), ids.size(), on_hold.error().message);
     return;
   }
   stats_.events_held_by_operator += on_hold.value().changed;
@@ -59,8 +61,16 @@ void Worker::hold_for_operator(const ClaimedBatch& batch, const std::vector<Outb
                 settings_.index, batch.token.value(), ids.size(), error, some_ids(ids));
   // The pause may have ended while the rows were being held: the watcher wakes held rows only
   // after it stopped holding new ones, so either it wakes these, or this check sees the end.
-  if (!pauses_.holding(destination.topic, events[indices.front()].aggregate_type))
-    wake_held(ids, "operator's pause ended while holding");
+  // Event by event: each must still be held by the very pause its last_error names (another
+  // pause that holds it now would leave it naming one that ended).
+  std::vector<std::string> ended;
+  for (size_t i : indices) {
+    const std::optional<std::string> now =
+        pauses_.holding(publisher_.destination_of(events[i]).topic, events[i].aggregate_type);
+    if (now != error) ended.push_back(events[i].event_id);
+  }
+  if (ended.empty()) return;
+  if (!wake_held(ended, "operator's pause ended while holding")) pauses_.request_wake();
 }
 
 Worker::HeldAtClaim Worker::hold_paused(ClaimedBatch& batch) {
@@ -109,7 +119,7 @@ Worker::HeldAtClaim Worker::hold_paused(ClaimedBatch& batch) {
   size_t& held = result.held;
   for (const auto& [error, indices] : by_operator_pause) {
     held += indices.size();
-    hold_for_operator(batch, events, indices, error, held_for[indices.front()]);
+    hold_for_operator(batch, events, indices, error);
   }
   for (const auto& [destination, indices] : by_partition) {
     const std::vector<std::string> ids = ids_at(events, indices);

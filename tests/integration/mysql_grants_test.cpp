@@ -102,6 +102,29 @@ TEST_CASE("the relay's account publishes a backlog and cannot delete", "[grants]
   CHECK(db.count("1") == 200);
 }
 
+TEST_CASE(
+    "a relay whose account may not read outbox_pause publishes and says pauses are not "
+    "obeyed",
+    "[grants]") {
+  // An upgrade that applied sql/014 but not its grant: the relay must not wait for pauses it
+  // cannot read (MySQL answers 1142 whether or not the table exists).
+  TestDatabase db;
+  const GrantedAccounts accounts(db);
+  db.exec("REVOKE SELECT ON `" + db.name() + "`.`outbox_pause` FROM '" + accounts.user("relay") +
+          "'@'%'");
+  CHECK(denied(accounts.run_as("relay", "SELECT COUNT(*) FROM outbox_pause"), "SELECT"));
+  db.insert_events(20, "nogrant");
+  outbox::test::TestBroker broker(1, 4, {"outbox.order"});
+  outbox::test::RelayTestConfig settings;
+  settings.mysql_user = accounts.user("relay");
+  settings.mysql_password = kPassword;
+  outbox::test::RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(outbox::test::eventually([&] { return db.count("status = 'PUBLISHED'") == 20; }));
+  CHECK(outbox::test::logged(relay, "outboxctl pause is not obeyed until"));
+  CHECK(outbox::test::logged(relay, "(deploy/mysql-grants.sql; looked for again every minute)"));
+  outbox::test::stop_gracefully(relay);
+}
+
 TEST_CASE("the writer and consumer accounts can do their job and nothing beyond it", "[grants]") {
   TestDatabase db;
   const GrantedAccounts accounts(db);

@@ -21,7 +21,7 @@ using outbox::test::RelayTestConfig;
 using outbox::test::TestBroker;
 using outbox::test::TestDatabase;
 
-TEST_CASE("outboxctl pause holds a topic in every relay while the rest flow; resume releases it",
+TEST_CASE("outboxctl pause holds a topic in every relay while the rest flow and resume releases it",
           "[operator-pause][e2e]") {
   TestDatabase db;
   TestBroker broker(3, 8, {"outbox.order", "outbox.billing"});
@@ -62,7 +62,7 @@ TEST_CASE("an aggregate type's pause that ended while no relay ran is released a
   outbox::test::stop_gracefully(relay);
 }
 
-TEST_CASE("outboxctl pause refuses what it cannot hold, and names a missing table",
+TEST_CASE("outboxctl pause refuses what it cannot hold and names a missing table",
           "[operator-pause]") {
   TestDatabase db;
   const Outboxctl ctl(db);

@@ -307,6 +307,9 @@ TEST_CASE("outboxctl backlog counts by status with ages on the database clock", 
         "  - partition:          outbox.backlog[2]\n"
         "    events:             1\n"
         "    oldest_age_seconds: <age>\n"
+        "operator_pauses:\n"
+        "  pauses:                (none)\n"
+        "  held_for_ended_pauses: 0\n"
         "ordering:                   per_aggregate\n");
 }
 
@@ -319,7 +322,8 @@ TEST_CASE("outboxctl backlog of an empty outbox has no ages", "[outboxctl]") {
   CHECK(json.out ==
         "{\"by_status\":{\"PENDING\":0,\"PUBLISHING\":0,\"RETRY\":0,\"BLOCKED\":0,\"FAILED\":0,"
         "\"SKIPPED\":0},\"oldest_pending_age_seconds\":null,\"oldest_failed_age_seconds\":null,"
-        "\"blocked_aggregates\":0,\"held_for_paused_partitions\":[],\"ordering\":\"none\"}\n");
+        "\"blocked_aggregates\":0,\"held_for_paused_partitions\":[],\"operator_pauses\":{"
+        "\"pauses\":[],\"held_for_ended_pauses\":0},\"ordering\":\"none\"}\n");
 }
 
 TEST_CASE("outboxctl drain names the instances holding live leases and waits them out",
