@@ -20,6 +20,8 @@ packages=(
   # (scripts/local-mysql.sh), made with mmdebstrap; bookworm has no MySQL server.
   mmdebstrap
   jq systemd
+  # The test-only Python clients (scripts/python-tools.sh: a venv of PyPI packages under .local/).
+  python3 python3-venv
   # The real Kafka cluster of the tests (scripts/kafka-cluster.sh): a JVM and Maven to fetch it.
   openjdk-17-jre-headless maven
   "$@"

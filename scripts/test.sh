@@ -2,7 +2,8 @@
 # The whole test suite, from a fresh Debian bookworm machine as root: installs packages,
 # checks formatting, builds (Release with the tests; Debug of the product; ASan+UBSan; TSan of
 # the threaded tests; the libFuzzer targets with clang), runs clang-tidy over src/, runs each
-# fuzz target for a bounded time, fetches the Kafka broker and Debezium (Maven Central, once),
+# fuzz target for a bounded time, fetches the Kafka broker and Debezium (Maven Central, once)
+# and the test-only Python clients (PyPI, pinned, once),
 # starts a private MariaDB 10.11 and a private MySQL 9.7 (Debian sid's, in a private root made
 # once under .local/), and runs every test with ctest: each test that talks to a database on
 # both servers (its MySQL copy is named "mysql: ..."), against mock clusters and against real
@@ -119,6 +120,9 @@ phase "fetching the Kafka broker for the real-cluster tests (cached under .local
 "$root/scripts/kafka-cluster.sh" fetch
 phase "fetching Debezium and Kafka Connect for the comparison's smoke run (cached under .local/)"
 "$root/bench/anchors/debezium/debezium.sh" fetch
+
+phase "installing the test-only Python clients (PyPI, pinned, cached under .local/)"
+"$root/scripts/python-tools.sh"
 
 phase "starting MariaDB and MySQL (MySQL's private root made once under .local/, ~1 min)"
 db_dir=$root/.local/test-mariadb

@@ -11,6 +11,7 @@ namespace {
 
 constexpr const char* kOutboxRelayProfile = "outbox-relay";
 constexpr const char* kDebeziumProfile = "debezium";
+constexpr const char* kCloudEventsProfile = "cloudevents";
 constexpr const char* kTraceparent = "traceparent";
 constexpr const char* kTracestate = "tracestate";
 
@@ -62,6 +63,9 @@ HeaderSetting read_header(YamlSection& headers, const std::string& name,
 
 std::vector<ColumnUse> message_column_uses(const MessageSettings& message) {
   std::vector<ColumnUse> uses;
+  if (message.profile == MessageProfile::kCloudEvents) {
+    uses.push_back({kCloudEventsTimeColumn, "kafka.profile", message.profile_line});
+  }
   if (message.key_column != "aggregate_id") {
     uses.push_back({message.key_column, "kafka.key_column", message.key_column_line});
   }
@@ -95,24 +99,67 @@ const char* default_topic_template(MessageProfile profile) {
 }
 
 const char* profile_name(MessageProfile profile) {
-  return profile == MessageProfile::kDebezium ? kDebeziumProfile : kOutboxRelayProfile;
+  switch (profile) {
+    case MessageProfile::kDebezium:
+      return kDebeziumProfile;
+    case MessageProfile::kCloudEvents:
+      return kCloudEventsProfile;
+    case MessageProfile::kOutboxRelay:
+      break;
+  }
+  return kOutboxRelayProfile;
 }
 
 std::vector<std::string> reserved_header_names(MessageProfile profile, bool trace_context) {
-  std::vector<std::string> names =
-      profile == MessageProfile::kDebezium
-          ? std::vector<std::string>{"id"}
-          : std::vector<std::string>{"event_id", "event_type", "event_version", "aggregate_type"};
+  std::vector<std::string> names;
+  switch (profile) {
+    case MessageProfile::kDebezium:
+      names = {"id"};
+      break;
+    case MessageProfile::kCloudEvents:
+      names = {kCloudEventsContentType};
+      for (const char* attribute : kCloudEventsAttributes)
+        names.push_back(std::string(kCloudEventsHeaderPrefix) + attribute);
+      if (trace_context) {
+        names.push_back(std::string(kCloudEventsHeaderPrefix) + kTraceparent);
+        names.push_back(std::string(kCloudEventsHeaderPrefix) + kTracestate);
+      }
+      break;
+    case MessageProfile::kOutboxRelay:
+      names = {"event_id", "event_type", "event_version", "aggregate_type"};
+      break;
+  }
   if (trace_context) names.insert(names.end(), {kTraceparent, kTracestate});
   return names;
 }
 
+std::optional<std::string> cloudevents_source_problem(const std::string& source) {
+  if (source.empty()) return "must not be empty (CloudEvents requires a source)";
+  for (const char c : source) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
+      return "must be a URI-reference, without spaces or control characters (e.g. "
+             "https://billing.example.com/orders or /billing/orders)";
+    }
+  }
+  return std::nullopt;
+}
+
 MessageSettings read_message_settings(YamlSection& kafka) {
   MessageSettings message;
-  message.profile = kafka.choice("profile", kOutboxRelayProfile,
-                                 {kOutboxRelayProfile, kDebeziumProfile}) == kDebeziumProfile
-                        ? MessageProfile::kDebezium
-                        : MessageProfile::kOutboxRelay;
+  const std::string profile = kafka.choice(
+      "profile", kOutboxRelayProfile, {kOutboxRelayProfile, kDebeziumProfile, kCloudEventsProfile});
+  message.profile = profile == kDebeziumProfile      ? MessageProfile::kDebezium
+                    : profile == kCloudEventsProfile ? MessageProfile::kCloudEvents
+                                                     : MessageProfile::kOutboxRelay;
+  message.profile_line = kafka.line_of("profile");
+  if (kafka.has("cloudevents_source")) {
+    message.cloudevents_source = kafka.string("cloudevents_source", message.cloudevents_source);
+    if (message.profile != MessageProfile::kCloudEvents) {
+      kafka.problem("cloudevents_source", "is read only with kafka.profile: cloudevents");
+    } else if (const auto problem = cloudevents_source_problem(message.cloudevents_source)) {
+      kafka.problem("cloudevents_source", *problem);
+    }
+  }
   message.key_column = kafka.string("key_column", message.key_column);
   message.key_column_line = kafka.line_of("key_column");
   if (const auto problem = identifier_problem(message.key_column)) {
@@ -135,6 +182,9 @@ MessageSettings read_message_settings(YamlSection& kafka) {
 
 void emit_message_settings(const MessageSettings& message, YAML::Emitter& out) {
   out << YAML::Key << "profile" << YAML::Value << profile_name(message.profile);
+  if (message.profile == MessageProfile::kCloudEvents) {
+    out << YAML::Key << "cloudevents_source" << YAML::Value << message.cloudevents_source;
+  }
   out << YAML::Key << "key_column" << YAML::Value << message.key_column;
   out << YAML::Key << "headers" << YAML::Value << YAML::BeginMap;
   for (const HeaderSetting& header : message.headers) {

@@ -18,6 +18,10 @@ enum class MessageProfile {
   // aggregate_id, value = payload, one header `id` = event_id; topic
   // outbox.event.{aggregate_type}.
   kDebezium,
+  // CloudEvents 1.0 in the Kafka protocol binding's binary content mode (message_shape.hpp):
+  // key = aggregate_id, value = payload (the event's data), its attributes as ce_* headers and
+  // content-type; topic outbox.{aggregate_type}.
+  kCloudEvents,
 };
 
 // One entry of kafka.headers: a header every message carries, with a fixed value or the value
@@ -38,6 +42,10 @@ struct MessageSettings {
   std::string key_column = "aggregate_id";
   int key_column_line = 0;
   std::vector<HeaderSetting> headers;  // in file order, after the profile's own headers
+  // kafka.cloudevents_source: every event's CloudEvents `source` (a URI-reference), with
+  // profile cloudevents only.
+  std::string cloudevents_source = "/outbox-relay";
+  int profile_line = 0;
   // The traceparent / tracestate columns (sql/012) go out as the headers of the same names.
   bool trace_context = true;
   int trace_context_line = 0;
@@ -50,13 +58,13 @@ struct MessageSettings {
 // the start-up check against the live table.
 struct ColumnUse {
   std::string column;
-  std::string key_path;  // kafka.key_column, kafka.headers.<name>, kafka.trace_context
+  std::string key_path;  // kafka.profile, kafka.key_column, kafka.headers.<name>, ...
   int line = 0;
 };
 
 // The columns the claim reads for the message beyond the fixed ones (OutboxEvent::columns),
-// each once, in this order: a key column other than aggregate_id, traceparent and tracestate,
-// then the header columns in file order.
+// each once, in this order: created_at for profile cloudevents (its `time`), a key column
+// other than aggregate_id, traceparent and tracestate, then the header columns in file order.
 std::vector<std::string> message_columns(const MessageSettings& message);
 // Every use of a column by the message settings, in the same order (a column used twice is
 // listed twice).
@@ -70,6 +78,18 @@ const char* profile_name(MessageProfile profile);
 // with trace_context): kafka.headers may not reuse them (a second event_id header makes a
 // message's identity ambiguous).
 std::vector<std::string> reserved_header_names(MessageProfile profile, bool trace_context);
+
+// CloudEvents 1.0's Kafka protocol binding, binary content mode: each attribute is a header
+// "ce_<attribute>", the data's media type is content-type. The attributes the relay sets, in
+// the order it sets them: the required ones, then time and subject, then two extensions that
+// carry the outbox row's aggregate type and version (lowercase a-z0-9, as the spec asks of
+// extension names).
+inline constexpr const char* kCloudEventsHeaderPrefix = "ce_";
+inline constexpr const char* kCloudEventsContentType = "content-type";
+inline constexpr const char* kCloudEventsAttributes[] = {
+    "specversion", "id", "source", "type", "time", "subject", "aggregatetype", "eventversion"};
+// The column whose value is `time` (RFC 3339, UTC: the relay's sessions run in UTC).
+inline constexpr const char* kCloudEventsTimeColumn = "created_at";
 
 // Reads the message settings from the kafka section.
 MessageSettings read_message_settings(YamlSection& kafka);

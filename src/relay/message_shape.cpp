@@ -17,6 +17,14 @@ const std::string* column_value(const OutboxEvent& event, size_t index) {
 
 }  // namespace
 
+std::string rfc3339_utc(std::string_view mysql_time) {
+  // "2026-12-06 10:00:00.123456" as the relay's UTC session reads a TIMESTAMP(6) (or a DATETIME,
+  // taken as UTC): RFC 3339 wants the 'T' and a zone.
+  std::string time(mysql_time);
+  if (time.size() > 10 && time[10] == ' ') time[10] = 'T';
+  return time + "Z";
+}
+
 bool is_json_null(std::string_view payload) {
   constexpr std::string_view kJsonWhitespace = " \t\n\r";
   const size_t begin = payload.find_first_not_of(kJsonWhitespace);
@@ -30,10 +38,19 @@ MessageShape::MessageShape(MessageSettings settings) : settings_(std::move(setti
   if (settings_.key_column != "aggregate_id") {
     key_column_ = index_of(columns, settings_.key_column);
   }
-  // W3C trace context under the header names OpenTelemetry's Kafka instrumentation uses.
+  if (settings_.profile == MessageProfile::kCloudEvents) {
+    time_column_ = index_of(columns, kCloudEventsTimeColumn);
+  }
+  // W3C trace context under the header names OpenTelemetry's Kafka instrumentation uses, and
+  // for CloudEvents also as its distributed-tracing extension (ce_traceparent, ce_tracestate).
   if (settings_.trace_context) {
-    for (const char* name : {"traceparent", "tracestate"})
+    for (const char* name : {"traceparent", "tracestate"}) {
       headers_.push_back({name, "", index_of(columns, name)});
+      if (settings_.profile == MessageProfile::kCloudEvents) {
+        headers_.push_back(
+            {std::string(kCloudEventsHeaderPrefix) + name, "", index_of(columns, name)});
+      }
+    }
   }
   for (const HeaderSetting& header : settings_.headers) {
     if (header.column.empty()) {
@@ -42,6 +59,24 @@ MessageShape::MessageShape(MessageSettings settings) : settings_(std::move(setti
       headers_.push_back({header.name, "", index_of(columns, header.column)});
     }
   }
+}
+
+void MessageShape::add_cloudevents_attributes(rd_kafka_headers_t* headers,
+                                              const OutboxEvent& event) const {
+  // The order of kCloudEventsAttributes; the data (the payload) is JSON, as the outbox stores it.
+  const auto attribute = [&](const char* name, std::string_view value) {
+    add_header(headers, std::string(kCloudEventsHeaderPrefix) + name, value);
+  };
+  attribute("specversion", "1.0");
+  attribute("id", event.event_id);
+  attribute("source", settings_.cloudevents_source);
+  attribute("type", event.event_type);
+  if (const std::string* created = time_column_ ? column_value(event, *time_column_) : nullptr)
+    attribute("time", rfc3339_utc(*created));
+  attribute("subject", event.aggregate_id);
+  attribute("aggregatetype", event.aggregate_type);
+  attribute("eventversion", std::to_string(event.event_version));
+  add_header(headers, kCloudEventsContentType, "application/json");
 }
 
 std::string_view MessageShape::key(const OutboxEvent& event) const {
@@ -60,9 +95,11 @@ std::string_view MessageShape::value(const OutboxEvent& event) const {
 }
 
 RdKafkaHeaders MessageShape::headers(const OutboxEvent& event) const {
-  RdKafkaHeaders headers(rd_kafka_headers_new(4 + headers_.size()));
+  RdKafkaHeaders headers(rd_kafka_headers_new(9 + headers_.size()));
   if (settings_.profile == MessageProfile::kDebezium) {
     add_header(headers.get(), "id", event.event_id);
+  } else if (settings_.profile == MessageProfile::kCloudEvents) {
+    add_cloudevents_attributes(headers.get(), event);
   } else {
     add_header(headers.get(), "event_id", event.event_id);
     add_header(headers.get(), "event_type", event.event_type);

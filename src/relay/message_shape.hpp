@@ -34,6 +34,16 @@ namespace outbox {
 //     default; its documented example type:header:eventType (the type column as header
 //     eventType) is kafka.headers: {eventType: {column: event_type}}.
 //   - tombstones: route.tombstone.on.empty.payload defaults to false, as kafka.tombstones.
+//
+// kafka.profile: cloudevents follows CloudEvents 1.0's Kafka protocol binding in binary content
+// mode (github.com/cloudevents/spec, cloudevents/bindings/kafka-protocol-binding.md, 3.2): the
+// value is the event's data as is (the payload), `content-type` its media type
+// (application/json), every other attribute a header "ce_<name>": specversion 1.0, id =
+// event_id, source = kafka.cloudevents_source, type = event_type, time = created_at (RFC 3339),
+// subject = aggregate_id, and the extensions aggregatetype and eventversion; with the trace
+// context, the distributed-tracing extension (ce_traceparent, ce_tracestate) beside the plain
+// W3C headers. The key stays aggregate_id (the binding's key mapping leaves it to the
+// producer), so per-aggregate order is kept as under the other profiles.
 class MessageShape {
  public:
   explicit MessageShape(MessageSettings settings);
@@ -57,10 +67,18 @@ class MessageShape {
     std::optional<size_t> column;
   };
 
+  // ce_specversion .. ce_eventversion and content-type (profile cloudevents).
+  void add_cloudevents_attributes(rd_kafka_headers_t* headers, const OutboxEvent& event) const;
+
   MessageSettings settings_;
-  std::optional<size_t> key_column_;  // index into OutboxEvent::columns; none: aggregate_id
+  std::optional<size_t> key_column_;   // index into OutboxEvent::columns; none: aggregate_id
+  std::optional<size_t> time_column_;  // created_at's index (profile cloudevents)
   std::vector<HeaderSource> headers_;
 };
+
+// A MySQL DATETIME/TIMESTAMP text in UTC ("2026-12-06 10:00:00.123456") as RFC 3339
+// ("2026-12-06T10:00:00.123456Z"): CloudEvents' `time`.
+std::string rfc3339_utc(std::string_view mysql_time);
 
 // Whether `payload` is the JSON document `null` (surrounding JSON whitespace allowed).
 bool is_json_null(std::string_view payload);

@@ -169,7 +169,7 @@ TEST_CASE("handler verdicts: a throw or a rejection commits nothing", "[apply-on
         "payload has no integer version");
   ReceivedEvent untyped = order_accepted(8);
   untyped.headers = {{"event_id", untyped.event_id}};
-  CHECK(rejected_because(untyped) == "no event_type header");
+  CHECK(rejected_because(untyped) == "no event_type header (nor ce_type)");
   CHECK(db.scalar("SELECT COUNT(*) FROM consumed_event") == "0");
 
   // Another event type needs no job: consumed, nothing else.

@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "cloudevents_check.hpp"
 #include "message_scenarios.hpp"
 #include "poll.hpp"
 #include "relay_process.hpp"
@@ -44,6 +45,14 @@ TEST_CASE("kafka.profile debezium sends Debezium's key, id header, topic and val
           "[e2e][message-shape]") {
   TestBroker broker(3, 8, {"outbox.event.order"});
   outbox::test::run_debezium_profile(broker.bootstrap());
+}
+
+TEST_CASE(
+    "kafka.profile cloudevents: the CloudEvents SDK decodes every message, the planner "
+    "applies each once",
+    "[e2e][message-shape]") {
+  TestBroker broker(3, 8, {"outbox.order", "outbox.order.dead-letter"});
+  outbox::test::run_cloudevents_profile(broker.bootstrap(), RelayTestConfig{});
 }
 
 TEST_CASE("binary payloads arrive byte for byte (LONGBLOB, VARBINARY)", "[e2e][message-shape]") {

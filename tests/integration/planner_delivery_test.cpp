@@ -109,7 +109,7 @@ TEST_CASE("dead letters: no or bad event_id, unreadable payload, the partition f
   const auto dead = read_topic(broker.bootstrap(), kDeadLetters);
   REQUIRE(dead.size() == 4);
   const std::vector<std::string> reasons{
-      "no event_id header",
+      "no event_id header (nor ce_id)",
       "event_id header is 40 bytes long (at most 36)",
       "2 event_id headers",
       "rejected by the handler: payload has no integer order_id",

@@ -181,7 +181,7 @@ TEST_CASE("wrong message settings are named with file and line", "[message-shape
                                            "    x-both: {value: 1, column: tenant_id}\n"  // 15
                                            "    x-tenant: {column: \"tenant id\"}\n");    // 16
   CHECK(loaded.errors ==
-        "relay.yaml:6: kafka.profile: must be one of outbox-relay, debezium; got "
+        "relay.yaml:6: kafka.profile: must be one of outbox-relay, debezium, cloudevents; got "
         "\"kafka-connect\"\n"
         "relay.yaml:7: kafka.tombstones: must be true or false, got \"yes please\"\n"
         "relay.yaml:8: kafka.key_column: \"customer-id\" may hold only letters, digits and '_' (a "
@@ -227,4 +227,67 @@ TEST_CASE("mysql.table is a plain identifier, printed with the rest", "[message-
   CHECK(bad.errors ==
         "relay.yaml:4: mysql.table: \"app.outbox\" may hold only letters, digits and '_' (a plain "
         "identifier), not '.'\n");
+}
+
+TEST_CASE("the cloudevents profile sends CloudEvents 1.0 in the Kafka binding's binary mode",
+          "[message-shape]") {
+  MessageSettings settings;
+  settings.profile = MessageProfile::kCloudEvents;
+  settings.cloudevents_source = "https://shop.example.com/orders";
+  // created_at (its time) first, then the trace context.
+  REQUIRE(outbox::message_columns(settings) ==
+          std::vector<std::string>{"created_at", "traceparent", "tracestate"});
+  const MessageShape shape{settings};
+  OutboxEvent event = order_event();
+  event.columns = {"2026-12-06 10:00:00.123456",
+                   "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", std::nullopt};
+  CHECK(shape.key(event) == "1");
+  CHECK(shape.value(event) == "{\"id\": 1}");  // the data, as is
+  CHECK(read_back(shape.headers(event)) ==
+        Headers{{"ce_specversion", "1.0"},
+                {"ce_id", "4d47e190-0402-4048-bc2c-89dd54343cdc"},
+                {"ce_source", "https://shop.example.com/orders"},
+                {"ce_type", "ORDER_ACCEPTED"},
+                {"ce_time", "2026-12-06T10:00:00.123456Z"},
+                {"ce_subject", "1"},
+                {"ce_aggregatetype", "order"},
+                {"ce_eventversion", "3"},
+                {"content-type", "application/json"},
+                {"traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+                {"ce_traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}});
+  CHECK(outbox::rfc3339_utc("2026-12-06 10:00:00") == "2026-12-06T10:00:00Z");
+}
+
+TEST_CASE("kafka.cloudevents_source is read with the cloudevents profile only",
+          "[message-shape][config]") {
+  const auto loaded = outbox::test::load_relay_config_text(
+      outbox::test::kMinimalRelayConfig +
+      "  profile: cloudevents\n  cloudevents_source: /billing/orders\n");
+  INFO(loaded.errors);
+  REQUIRE(loaded.config);
+  CHECK(loaded.config->kafka.message.profile == MessageProfile::kCloudEvents);
+  CHECK(loaded.config->kafka.message.cloudevents_source == "/billing/orders");
+  CHECK(loaded.config->kafka.topic == "outbox.{aggregate_type}");
+  const auto defaulted = outbox::test::load_relay_config_text(outbox::test::kMinimalRelayConfig +
+                                                              "  profile: cloudevents\n");
+  REQUIRE(defaulted.config);
+  CHECK(defaulted.config->kafka.message.cloudevents_source == "/outbox-relay");
+
+  const auto wrong = outbox::test::load_relay_config_text(outbox::test::kMinimalRelayConfig +
+                                                          "  cloudevents_source: /billing\n");
+  CHECK_FALSE(wrong.config);
+  CHECK(wrong.errors.find("kafka.cloudevents_source: is read only with kafka.profile: "
+                          "cloudevents") != std::string::npos);
+  const auto spaced = outbox::test::load_relay_config_text(
+      outbox::test::kMinimalRelayConfig +
+      "  profile: cloudevents\n  cloudevents_source: billing orders\n");
+  CHECK_FALSE(spaced.config);
+  CHECK(spaced.errors.find("kafka.cloudevents_source: must be a URI-reference") !=
+        std::string::npos);
+  const auto reserved = outbox::test::load_relay_config_text(
+      outbox::test::kMinimalRelayConfig +
+      "  profile: cloudevents\n  headers:\n    ce_type: {value: x}\n");
+  CHECK_FALSE(reserved.config);
+  CHECK(reserved.errors.find("kafka.headers.ce_type: is a header the relay sets itself "
+                             "(kafka.profile: cloudevents)") != std::string::npos);
 }

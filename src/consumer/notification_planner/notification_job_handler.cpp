@@ -39,8 +39,12 @@ std::optional<int64_t> integer_field(sql::ResultSet& row, int type_column, int v
 
 consumer::EffectResult plan_notification(MysqlSession& session,
                                          const consumer::ReceivedEvent& event) {
+  // event_type from the relay's own profile, ce_type (CloudEvents' type) from its cloudevents one.
   const std::string* event_type = event.header("event_type");
-  if (event_type == nullptr) return consumer::EffectResult::rejected("no event_type header");
+  if (event_type == nullptr) event_type = event.header("ce_type");
+  if (event_type == nullptr) {
+    return consumer::EffectResult::rejected("no event_type header (nor ce_type)");
+  }
   if (*event_type != "ORDER_ACCEPTED") return consumer::EffectResult::applied();
 
   sql::PreparedStatement& read = session.prepare(kReadPayload);
