@@ -47,12 +47,11 @@ TEST_CASE("kafka.profile debezium sends Debezium's key, id header, topic and val
   outbox::test::run_debezium_profile(broker.bootstrap());
 }
 
-TEST_CASE(
-    "kafka.profile cloudevents: the CloudEvents SDK decodes every message, the planner "
-    "applies each once",
-    "[e2e][message-shape]") {
+TEST_CASE("kafka.profile cloudevents: the CloudEvents SDK decodes every message as its row",
+          "[e2e][message-shape]") {
+  // The consumer library's side runs in consumer_tests (planner_delivery_test.cpp).
   TestBroker broker(3, 8, {"outbox.order", "outbox.order.dead-letter"});
-  outbox::test::run_cloudevents_profile(broker.bootstrap(), RelayTestConfig{});
+  outbox::test::run_cloudevents_profile(broker.bootstrap(), RelayTestConfig{}, false);
 }
 
 TEST_CASE("binary payloads arrive byte for byte (LONGBLOB, VARBINARY)", "[e2e][message-shape]") {

@@ -4,6 +4,7 @@
 // Messages are produced and read back with kcat; rows are checked with the mariadb CLI.
 #include <catch2/catch.hpp>
 
+#include "cloudevents_check.hpp"
 #include "planner_process.hpp"
 #include "planner_scenarios.hpp"
 #include "poll.hpp"
@@ -68,6 +69,13 @@ TEST_CASE("the same event delivered 3 times: one consumed_event, one notificatio
   CHECK(offsets.at(0) == 1);
   CHECK(offsets.at(1) == 1);
   CHECK(offsets.at(2) == 1);
+}
+
+TEST_CASE("a relay with kafka.profile cloudevents: each event applied once by its ce_id",
+          "[planner][cloudevents]") {
+  // The SDK's decoding first (cloudevents_check.hpp), then the planner with a redelivered copy.
+  TestBroker broker(3, 8, {"outbox.order", "outbox.order.dead-letter"});
+  outbox::test::run_cloudevents_profile(broker.bootstrap(), outbox::test::RelayTestConfig{}, true);
 }
 
 TEST_CASE("two planners in one group share 10k events: 10k notification jobs", "[planner][group]") {

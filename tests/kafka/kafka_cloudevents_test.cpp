@@ -19,5 +19,5 @@ TEST_CASE(
   cluster->create_topic(outbox::test::kOrderTopic, 4);
   cluster->create_topic(outbox::test::kOrderDeadLetterTopic, 1);
   outbox::test::run_cloudevents_profile(cluster.bootstrap(),
-                                        outbox::test::kafka_relay_config("cloudevents", ""));
+                                        outbox::test::kafka_relay_config("cloudevents", ""), true);
 }

@@ -22,9 +22,11 @@ long long check_cloudevents_on_topic(const TestDatabase& db, const std::string& 
 // outbox.order.dead-letter exist): a relay with `relay_settings` and the profile publishes 200
 // ORDER_ACCEPTED events (half with a W3C traceparent); the SDK decodes each as its row
 // (check_cloudevents_on_topic); one of them is produced again by kcat, headers and all (a
-// redelivery); notification-planner (the consumer library) applies each event once, identified
-// by ce_id: 200 jobs with the payload's order ids and the trace ids, and the copy recognised
-// as a duplicate delivery.
-void run_cloudevents_profile(const std::string& bootstrap, RelayTestConfig relay_settings);
+// redelivery); with `planner`, notification-planner (the consumer library) applies each event
+// once, identified by ce_id: 200 jobs with the payload's order ids and the trace ids, and the
+// copy recognised as a duplicate delivery. (Without: for test programs whose build has no
+// notification-planner, the ThreadSanitizer one.)
+void run_cloudevents_profile(const std::string& bootstrap, RelayTestConfig relay_settings,
+                             bool planner);
 
 }  // namespace outbox::test
