@@ -28,11 +28,14 @@ GRANT INSERT ON `app`.`notification_job` TO 'outbox_consumer'@'%';
 
 -- outboxctl and the retention timer (the config's outboxctl: account): reads every table it
 -- reports on, UPDATEs outbox_event for requeue/skip (and to wake the events a resumed pause
--- held), DELETEs old rows for purge; INSERTs and DELETEs outbox_pause rows for pause/resume, the
--- only table it inserts into.
+-- held), DELETEs old rows for purge; INSERTs and DELETEs outbox_pause rows for pause/resume;
+-- purge adds its counts to outbox_purge_log (INSERT ... ON DUPLICATE KEY UPDATE, whose update
+-- reads the count: SELECT) and replay reads them. Nothing deletes from outbox_purge_log. These
+-- two are the only tables it inserts into.
 CREATE USER IF NOT EXISTS 'outbox_admin'@'%' IDENTIFIED BY 'change-me';
 GRANT SELECT, UPDATE, DELETE ON `app`.`outbox_event` TO 'outbox_admin'@'%';
 GRANT SELECT, DELETE ON `app`.`consumed_event` TO 'outbox_admin'@'%';
 GRANT SELECT ON `app`.`orders` TO 'outbox_admin'@'%';
 GRANT SELECT ON `app`.`notification_job` TO 'outbox_admin'@'%';
 GRANT SELECT, INSERT, DELETE ON `app`.`outbox_pause` TO 'outbox_admin'@'%';
+GRANT SELECT, INSERT, UPDATE ON `app`.`outbox_purge_log` TO 'outbox_admin'@'%';

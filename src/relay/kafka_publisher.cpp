@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "kafka/produce_message.hpp"
 #include "pipelined_deliveries.hpp"
 #include "producer_config.hpp"
 #include "transactional_deliveries.hpp"
@@ -37,27 +38,13 @@ constexpr milliseconds kProbeInterval{1000};
 constexpr std::chrono::seconds kStillDownLogInterval{30};
 constexpr milliseconds kQueueFullPause{2};
 
-// rd_kafka_producev's RD_KAFKA_V_* macros expand to C casts, and (for type checks) to GNU
-// statement expressions, which clang's -Wpedantic reports where they are expanded.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#ifdef __clang__
-#pragma clang diagnostic ignored "-Wgnu-statement-expression"
-#endif
-// A null key or value (a tombstone) is a view with data() == nullptr.
+// No RD_KAFKA_MSG_F_COPY: librdkafka sends the payload from the event's own buffer (the value
+// is a view of it), which the batch keeps alive and unchanged until the delivery report
+// (Publisher::send()), so a large payload is not held twice.
 rd_kafka_resp_err_t produce(rd_kafka_t* producer, const std::string& topic, std::string_view key,
                             std::string_view value, rd_kafka_headers_t* headers, void* opaque) {
-  return rd_kafka_producev(
-      // No RD_KAFKA_MSG_F_COPY: librdkafka sends the payload from the event's own buffer (the
-      // value is a view of it), which the batch keeps alive and unchanged until the delivery
-      // report (Publisher::send()), so a large payload is not held twice. The key is always
-      // copied.
-      producer, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_MSGFLAGS(0),
-      RD_KAFKA_V_KEY(key.data(), key.size()),
-      RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_HEADERS(headers),
-      RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
+  return produce_message(producer, topic, key, value, headers, opaque, 0);
 }
-#pragma GCC diagnostic pop
 
 std::string not_enqueued_because(rd_kafka_resp_err_t error) {
   switch (error) {

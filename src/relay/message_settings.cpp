@@ -130,6 +130,7 @@ std::vector<std::string> reserved_header_names(MessageProfile profile, bool trac
       break;
   }
   if (trace_context) names.insert(names.end(), {kTraceparent, kTracestate});
+  names.emplace_back(kReplayHeader);
   return names;
 }
 

@@ -120,15 +120,6 @@ Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher, 
   return Readiness::kStopped;
 }
 
-TopicRouter make_router(const KafkaSettings& kafka) {
-  // Templates were validated when the config was loaded.
-  std::map<std::string, TopicTemplate> overrides;
-  for (const ScalarAt& entry : kafka.topics) {
-    overrides.emplace(entry.key, TopicTemplate::parse(entry.value).value());
-  }
-  return {TopicTemplate::parse(kafka.topic).value(), std::move(overrides)};
-}
-
 // How often each relay reads outbox_pause: an operator's pause or resume is obeyed by every
 // relay of a fleet within about this long. One primary-key read of a small table.
 constexpr std::chrono::seconds kPausePollInterval{1};
@@ -338,7 +329,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
       });
 
   Outcome<std::unique_ptr<KafkaPublisher>> publisher = KafkaPublisher::create(
-      config.kafka, make_router(config.kafka),
+      config.kafka, topic_router(config.kafka),
       ProducerCounters{&stats.broker_errors, &stats.kafka_requests},
       transaction_settings(config, instance_id), pipeline_settings(config, stats));
   if (!publisher) {

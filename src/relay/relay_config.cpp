@@ -221,6 +221,14 @@ claim_sql::Schema claim_schema(const RelayConfig& config) {
   return {SqlIdentifier::parse(config.outbox_table).value(), columns};
 }
 
+TopicRouter topic_router(const KafkaSettings& kafka) {
+  std::map<std::string, TopicTemplate> overrides;
+  for (const ScalarAt& entry : kafka.topics) {
+    overrides.emplace(entry.key, TopicTemplate::parse(entry.value).value());
+  }
+  return {TopicTemplate::parse(kafka.topic).value(), std::move(overrides)};
+}
+
 std::string print_relay_config(const RelayConfig& config) {
   YAML::Emitter out;
   const auto duration = [](Micros value) { return format_duration(value); };

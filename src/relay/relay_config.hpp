@@ -15,6 +15,7 @@
 #include "mysql/mysql_endpoint.hpp"
 #include "mysql/sql_identifier.hpp"
 #include "operator_settings.hpp"
+#include "topic_router.hpp"
 
 namespace outbox {
 
@@ -131,6 +132,10 @@ std::optional<RelayConfig> load_outboxctl_config(const std::string& file, const 
 
 // The table and message columns every claim statement is built for.
 claim_sql::Schema claim_schema(const RelayConfig& config);
+
+// kafka.topic and kafka.topics as the relay routes by them (validated when the config was
+// loaded).
+TopicRouter topic_router(const KafkaSettings& kafka);
 
 // The effective config as YAML with secrets shown as *****.
 std::string print_relay_config(const RelayConfig& config);

@@ -69,6 +69,7 @@ TEST_CASE("cpack builds a .deb with the binaries, units, conffile and docs", "[p
            "./usr/share/outbox-relay/sql/012_outbox_trace_context.sql",
            "./usr/share/outbox-relay/sql/013_notification_job_trace_id.sql",
            "./usr/share/outbox-relay/sql/014_outbox_pause.sql",
+           "./usr/share/outbox-relay/sql/015_outbox_purge_log.sql",
        }) {
     INFO(path);
     CHECK(contents.out.find(std::string(" ") + path + "\n") != std::string::npos);

@@ -1,7 +1,8 @@
 // deploy/mysql-grants.sql for real: its accounts are created for a test database, and each
 // program runs as its account. The relay publishes a backlog (claims, leases, parks and wakes,
 // marks) with nothing but SELECT and UPDATE on outbox_event, and may not delete; the writer,
-// the consumer and outboxctl can each do their job and nothing beyond it.
+// the consumer and outboxctl can each do their job (outboxctl's purge recording what it
+// deleted in outbox_purge_log) and nothing beyond it.
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
@@ -68,6 +69,27 @@ class GrantedAccounts {
 bool denied(const CommandResult& result, const std::string& command) {
   return result.status != 0 && result.err.find("ERROR 1142") != std::string::npos &&
          result.err.find(command + " command denied") != std::string::npos;
+}
+
+// A PUBLISHED event created and published 30 days ago: past a 7d window, so purge deletes it
+// and counts it in outbox_purge_log.
+void insert_old_published(const TestDatabase& db, const std::string& id) {
+  db.exec(
+      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+      "event_version, payload, status, created_at, published_at) VALUES ('" +
+      id +
+      "', 'order', '1', 'ORDER_ACCEPTED', 1, '{}', 'PUBLISHED', NOW(6) - INTERVAL 30 DAY, "
+      "NOW(6) - INTERVAL 30 DAY)");
+}
+
+// The config of outboxctl as the file's admin account, retention windows of 7 days.
+std::string admin_config(const GrantedAccounts& accounts, const outbox::test::TempDir& dir) {
+  const std::string password_file = dir.write("admin-password", std::string(kPassword) + "\n");
+  return "outboxctl:\n  user: " + accounts.user("admin") + "\n  password_file: " + password_file +
+         "\nretention:\n"
+         "  broker_redelivery_window: 7d\n"
+         "  published_after: 7d\n"
+         "  consumed_after: 7d\n";
 }
 
 }  // namespace
@@ -179,17 +201,12 @@ TEST_CASE("outboxctl's account runs every command and cannot insert", "[grants]"
   TestDatabase db;
   const GrantedAccounts accounts(db);
   outbox::test::TempDir dir;
-  const std::string password_file = dir.write("admin-password", std::string(kPassword) + "\n");
-  const outbox::test::Outboxctl outboxctl(db, "outboxctl:\n  user: " + accounts.user("admin") +
-                                                  "\n  password_file: " + password_file +
-                                                  "\nretention:\n"
-                                                  "  broker_redelivery_window: 7d\n"
-                                                  "  published_after: 7d\n"
-                                                  "  consumed_after: 7d\n");
+  const outbox::test::Outboxctl outboxctl(db, admin_config(accounts, dir));
   db.insert_events(3, "admin");
   const std::string id = outbox::test::event_id("admin", 1);
   db.exec("UPDATE outbox_event SET status = 'FAILED' WHERE event_id <> '" +
           outbox::test::event_id("admin", 3) + "'");
+  insert_old_published(db, "admin-published");
   db.exec("INSERT INTO orders VALUES (1, 7, 'req-1', '" + id +
           "', 1, 'ACCEPTED', NOW(6));"
           "INSERT INTO consumed_event (consumer_name, event_id, consumed_at) VALUES ('planner', '" +
@@ -213,8 +230,33 @@ TEST_CASE("outboxctl's account runs every command and cannot insert", "[grants]"
   CHECK(db.scalar("SELECT GROUP_CONCAT(status ORDER BY event_id) FROM outbox_event") ==
         "PENDING,SKIPPED,PENDING");
   CHECK(db.scalar("SELECT COUNT(*) FROM consumed_event") == "0");
+  CHECK(db.scalar("SELECT CONCAT(aggregate_type, '/', event_type, ' ', purged_events) FROM "
+                  "outbox_purge_log") == "order/ORDER_ACCEPTED 1");
   CHECK(denied(accounts.run_as("admin",
                                "INSERT INTO consumed_event (consumer_name, event_id, consumed_at) "
                                "VALUES ('x', 'y', NOW(6))"),
                "INSERT"));
+  CHECK(denied(accounts.run_as("admin", "DELETE FROM outbox_purge_log"), "DELETE"));
+}
+
+TEST_CASE("an outboxctl account that may not write outbox_purge_log purges and says so",
+          "[grants]") {
+  // An upgrade that applied sql/015 but not its grant: retention must go on (and say that the
+  // purged events go uncounted) rather than fail.
+  TestDatabase db;
+  const GrantedAccounts accounts(db);
+  db.exec("REVOKE INSERT, UPDATE ON `" + db.name() + "`.`outbox_purge_log` FROM '" +
+          accounts.user("admin") + "'@'%'");
+  outbox::test::TempDir dir;
+  const outbox::test::Outboxctl outboxctl(db, admin_config(accounts, dir));
+  insert_old_published(db, "admin-published");
+  const auto purged = outboxctl.run({"--json", "purge"});
+  INFO(purged.err);
+  CHECK(purged.status == 0);
+  CHECK(outbox::test::jq("[.outbox_event.deleted, .outbox_event.purge_log] | @text", purged.out) ==
+        "[1,\"not written: this account may not write outbox_purge_log (apply "
+        "sql/015_outbox_purge_log.sql and its grant in deploy/mysql-grants.sql); a replay "
+        "cannot count the events purged\"]");
+  CHECK(db.count("1") == 0);
+  CHECK(db.count_rows("outbox_purge_log") == 0);
 }

@@ -1,6 +1,7 @@
 // Retention on a real MariaDB: outboxctl purge deletes exactly the rows past their windows
 // (checked row by row with the mariadb CLI), in batches, counts them first on --dry-run, and
-// refuses windows shorter than the broker's redelivery window.
+// refuses windows shorter than the broker's redelivery window. What it deletes of PUBLISHED
+// events is counted in outbox_purge_log, per hour of created_at and per type.
 #include <catch2/catch.hpp>
 
 #include <regex>
@@ -14,19 +15,53 @@ using outbox::test::TestDatabase;
 
 namespace {
 
+// An outbox row's types and status, and its times as SQL expressions.
+struct EventRow {
+  std::string id;
+  std::string status;
+  std::string aggregate_type = "order";
+  std::string event_type = "X";
+  std::string created_at_sql;
+  std::string published_at_sql = "NULL";
+};
+
+std::string insert_sql(const EventRow& row) {
+  return "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+         "event_version, payload, status, created_at, published_at) VALUES ('" +
+         row.id + "', '" + row.aggregate_type + "', '" + row.id + "', '" + row.event_type +
+         "', 1, '{}', '" + row.status + "', " + row.created_at_sql + ", " + row.published_at_sql +
+         ")";
+}
+
 // One outbox row: id, status, created and published this many days ago (negative: never).
 void insert_event(const TestDatabase& db, const std::string& id, const std::string& status,
                   int created_days_ago, int published_days_ago, int order) {
-  db.exec(
-      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
-      "event_version, payload, status, created_at, published_at) VALUES ('" +
-      id + "', 'order', '" + id + "', 'X', 1, '{}', '" + status +
-      "', CURRENT_TIMESTAMP(6) - INTERVAL " + std::to_string(created_days_ago) +
-      " DAY + INTERVAL " + std::to_string(order) + " SECOND, " +
-      (published_days_ago < 0
-           ? std::string("NULL")
-           : "CURRENT_TIMESTAMP(6) - INTERVAL " + std::to_string(published_days_ago) + " DAY") +
-      ")");
+  db.exec(insert_sql({.id = id,
+                      .status = status,
+                      .created_at_sql = "CURRENT_TIMESTAMP(6) - INTERVAL " +
+                                        std::to_string(created_days_ago) + " DAY + INTERVAL " +
+                                        std::to_string(order) + " SECOND",
+                      .published_at_sql = published_days_ago < 0
+                                              ? std::string("NULL")
+                                              : "CURRENT_TIMESTAMP(6) - INTERVAL " +
+                                                    std::to_string(published_days_ago) + " DAY"}));
+}
+
+// An event created at a fixed UTC time in 2024, long past every window, and (unless SKIPPED)
+// published a minute later. The client's session runs in UTC for it, as outboxctl's does, so
+// the hour the purge log records is the hour written here.
+void insert_dated_event(const TestDatabase& db, const std::string& id, const std::string& status,
+                        const std::string& types, const std::string& created_utc) {
+  const size_t slash = types.find('/');
+  const std::string created = "TIMESTAMP '" + created_utc + "'";
+  db.exec("SET time_zone = '+00:00'; " +
+          insert_sql({.id = id,
+                      .status = status,
+                      .aggregate_type = types.substr(0, slash),
+                      .event_type = types.substr(slash + 1),
+                      .created_at_sql = created,
+                      .published_at_sql = status == "SKIPPED" ? std::string("NULL")
+                                                              : created + " + INTERVAL 1 MINUTE"}));
 }
 
 // Rows past the windows (10 days) and rows that must stay, interleaved in created_at order so
@@ -76,6 +111,15 @@ Rows consumed_rows(const TestDatabase& db) {
   return db.query(
       "SELECT consumer_name, event_id FROM consumed_event ORDER BY consumer_name, event_id");
 }
+
+Rows purge_log(const TestDatabase& db) {
+  return db.query(
+      "SELECT created_hour, aggregate_type, event_type, purged_events FROM outbox_purge_log "
+      "ORDER BY created_hour, aggregate_type, event_type");
+}
+
+const std::string kPurgeLogMissing =
+    "missing: apply sql/015_outbox_purge_log.sql; a replay cannot count the events purged";
 
 }  // namespace
 
@@ -192,4 +236,102 @@ TEST_CASE("purge is off until a window is set", "[retention]") {
         "--published-after / --consumed-after)\n");
   CHECK(db.count("1") == 14);
   CHECK(consumed_rows(db).size() == 6);
+}
+
+TEST_CASE("purge logs per hour and type how many PUBLISHED events it deleted", "[retention]") {
+  TestDatabase db;
+  // In (created_at, event_id) order, batches of 2: [a1 b1] [c1 a2] [a3]; so one hour and type
+  // (10:00 order/ORDER_ACCEPTED) is counted by two batches, and a batch counts several.
+  insert_dated_event(db, "log-a1", "PUBLISHED", "order/ORDER_ACCEPTED", "2024-03-01 10:05:00");
+  insert_dated_event(db, "log-b1", "PUBLISHED", "order/ORDER_SHIPPED", "2024-03-01 10:30:00");
+  insert_dated_event(db, "log-c1", "PUBLISHED", "invoice/ORDER_ACCEPTED", "2024-03-01 10:30:00");
+  insert_dated_event(db, "log-a2", "PUBLISHED", "order/ORDER_ACCEPTED",
+                     "2024-03-01 10:59:59.999999");
+  insert_dated_event(db, "log-a3", "PUBLISHED", "order/ORDER_ACCEPTED", "2024-03-01 11:00:00");
+  // Purged, never logged: a replay has nothing of a SKIPPED event to miss.
+  insert_dated_event(db, "log-s1", "SKIPPED", "order/ORDER_ACCEPTED", "2024-03-01 10:20:00");
+  insert_dated_event(db, "log-s2", "SKIPPED", "order/ORDER_CANCELLED", "2024-03-01 10:25:00");
+  // Of the same hour but published yesterday: it stays, so it is not counted.
+  db.exec(insert_sql({.id = "log-late",
+                      .status = "PUBLISHED",
+                      .event_type = "ORDER_ACCEPTED",
+                      .created_at_sql = "TIMESTAMP '2024-03-01 10:10:00'",
+                      .published_at_sql = "CURRENT_TIMESTAMP(6) - INTERVAL 1 DAY"}));
+  const Outboxctl outboxctl(db, kRetention);
+
+  const auto dry = outboxctl.run({"--json", "purge", "--dry-run"});
+  INFO(dry.err);
+  CHECK(dry.status == 0);
+  CHECK(outbox::test::jq("[.outbox_event.would_delete, .outbox_event.purge_log] | @text",
+                         dry.out) == "[7,null]");
+  CHECK(purge_log(db).empty());
+  CHECK(db.count("1") == 8);
+
+  const auto purged = outboxctl.run({"--json", "purge"});
+  INFO(purged.err);
+  CHECK(purged.status == 0);
+  CHECK(outbox::test::jq("[.outbox_event.deleted, .outbox_event.purge_log] | @text", purged.out) ==
+        "[7,null]");
+  CHECK(outbox_ids(db) == Rows{{"log-late"}});
+  CHECK(purge_log(db) == Rows{{"2024-03-01 10:00:00", "invoice", "ORDER_ACCEPTED", "1"},
+                              {"2024-03-01 10:00:00", "order", "ORDER_ACCEPTED", "2"},
+                              {"2024-03-01 10:00:00", "order", "ORDER_SHIPPED", "1"},
+                              {"2024-03-01 11:00:00", "order", "ORDER_ACCEPTED", "1"}});
+
+  // A later purge adds to the hours already counted and starts new ones; its dry run first
+  // changes nothing.
+  insert_dated_event(db, "log-a4", "PUBLISHED", "order/ORDER_ACCEPTED", "2024-03-01 10:45:00");
+  insert_dated_event(db, "log-d1", "PUBLISHED", "order/ORDER_ACCEPTED", "2024-03-02 00:15:00");
+  insert_dated_event(db, "log-s3", "SKIPPED", "order/ORDER_ACCEPTED", "2024-03-02 00:20:00");
+  const Rows first_counts = purge_log(db);
+  CHECK(outbox::test::jq(".outbox_event.would_delete",
+                         outboxctl.run({"--json", "purge", "--dry-run"}).out) == "3");
+  CHECK(purge_log(db) == first_counts);
+  const auto again = outboxctl.run({"--json", "purge"});
+  CHECK(outbox::test::jq(".outbox_event.deleted", again.out) == "3");
+  CHECK(purge_log(db) == Rows{{"2024-03-01 10:00:00", "invoice", "ORDER_ACCEPTED", "1"},
+                              {"2024-03-01 10:00:00", "order", "ORDER_ACCEPTED", "3"},
+                              {"2024-03-01 10:00:00", "order", "ORDER_SHIPPED", "1"},
+                              {"2024-03-01 11:00:00", "order", "ORDER_ACCEPTED", "1"},
+                              {"2024-03-02 00:00:00", "order", "ORDER_ACCEPTED", "1"}});
+}
+
+TEST_CASE("purge without outbox_purge_log still purges and says the log is missing",
+          "[retention]") {
+  TestDatabase db;
+  db.exec("DROP TABLE outbox_purge_log");
+  insert_history(db);
+  const Outboxctl outboxctl(db, kRetention);
+
+  // Said once, in the outbox_event part, however many batches ran.
+  const auto dry = outboxctl.run({"purge", "--dry-run"});
+  INFO(dry.err);
+  CHECK(dry.status == 0);
+  CHECK(without_times(dry.out) ==
+        "dry_run: true\n"
+        "outbox_event:\n"
+        "  window:       10d\n"
+        "  cutoff:       <time>\n"
+        "  would_delete: 6\n"
+        "  batches:      4\n"
+        "  purge_log:    " +
+            kPurgeLogMissing +
+            "\n"
+            "consumed_event:\n"
+            "  window:       10d\n"
+            "  cutoff:       <time>\n"
+            "  would_delete: 4\n"
+            "  batches:      2\n");
+
+  const auto purged = outboxctl.run({"--json", "purge"});
+  INFO(purged.err);
+  CHECK(purged.status == 0);
+  CHECK(without_times(purged.out) ==
+        "{\"dry_run\":false,\"outbox_event\":{\"window\":\"10d\",\"cutoff\":\"<time>\","
+        "\"deleted\":6,\"batches\":4,\"purge_log\":\"" +
+            kPurgeLogMissing +
+            "\"},\"consumed_event\":{\"window\":\"10d\",\"cutoff\":\"<time>\",\"deleted\":4,"
+            "\"batches\":2}}\n");
+  CHECK(db.count("1") == 8);
+  CHECK(consumed_rows(db).size() == 2);
 }

@@ -8,6 +8,13 @@ namespace outbox {
 
 // ER_NO_SUCH_TABLE: a table an optional feature reads (a later migration) is not there yet.
 constexpr int kNoSuchTableError = 1146;
+// ER_TABLEACCESS_DENIED_ERROR: the account may not run the statement on the table. MySQL gives
+// it whether or not the table exists, so for an optional table it means "not there for this
+// account" as 1146 does.
+constexpr int kTableAccessDeniedError = 1142;
+// ER_COLUMNACCESS_DENIED_ERROR: the same for a column, e.g. an upsert's UPDATE reading a column
+// the account may not SELECT.
+constexpr int kColumnAccessDeniedError = 1143;
 
 // Client/server error codes where the session is unusable and must be reopened, as opposed
 // to a statement error on a healthy session.

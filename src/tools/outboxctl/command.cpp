@@ -8,6 +8,7 @@
 #include "lookup_commands.hpp"
 #include "pause_commands.hpp"
 #include "purge_command.hpp"
+#include "replay_command.hpp"
 
 namespace outbox::ctl {
 
@@ -36,6 +37,12 @@ const std::vector<Command>& commands() {
        "end a pause and release its held events, in order", resume},
       {"paused", "", "the pauses in force, who made them and why, and the events each holds",
        paused},
+      {"replay",
+       "--since T [--until T] [--topic X | --aggregate-type X] [--dry-run] [--rate N] "
+       "[--batch-size N]",
+       "publish the PUBLISHED events of a window again, as first published plus the header "
+       "outbox_replay, in per-aggregate order, paced (1000/s by default)",
+       replay},
       {"requeue", "<event_id> | --all-failed",
        "put FAILED events back to PENDING, attempts and lease expiries reset", requeue},
       {"skip", "<event_id>",

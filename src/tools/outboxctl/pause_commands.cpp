@@ -7,15 +7,11 @@
 #include "pause_commands.hpp"
 
 #include <cppconn/exception.h>
-#include <pwd.h>
-#include <unistd.h>
-
-#include <array>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 
 #include "mysql/mysql_error.hpp"
+#include "operator_identity.hpp"
 #include "operator_pause_sql.hpp"
 #include "operator_pauses.hpp"
 
@@ -81,26 +77,6 @@ ParsedTarget parse_target(const std::vector<std::string>& args, bool with_reason
     return {std::nullopt, "an aggregate type of 1-249 characters"};
   if (target.reason.size() > kMaxReason) return {std::nullopt, "--reason holds at most 512 bytes"};
   return {std::move(target), ""};
-}
-
-// Who paused: the operator's login on this host ("alice@ops-1"); the database account is
-// added by the statement (CURRENT_USER()).
-std::string operator_name() {
-  std::string user;
-  for (const char* variable : {"SUDO_USER", "USER", "LOGNAME"}) {
-    const char* value = std::getenv(variable);
-    if (value != nullptr && *value != '\0') {
-      user = value;
-      break;
-    }
-  }
-  if (user.empty()) {
-    const passwd* entry = getpwuid(getuid());  // NOLINT(concurrency-mt-unsafe): one thread
-    user = entry != nullptr ? entry->pw_name : "uid " + std::to_string(getuid());
-  }
-  std::array<char, 256> host{};
-  if (gethostname(host.data(), host.size() - 1) == 0) user += "@" + std::string(host.data());
-  return user;
 }
 
 Value pause_value(const OperatorPause& pause) {
@@ -174,6 +150,7 @@ int pause(CommandContext& context) {
     insert.setString(1, kind_word(target.kind));
     insert.setString(2, target.name);
     insert.setString(3, target.reason);
+    // Who paused: the operator (the statement adds the database account, CURRENT_USER()).
     insert.setString(4, operator_name());
     insert.executeUpdate();
     context.session.commit();

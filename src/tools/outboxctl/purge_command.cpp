@@ -2,7 +2,9 @@
 // older than their windows (retention.* in the config, or the flags), and refuses any window
 // shorter than retention.broker_redelivery_window: an event Kafka delivers again must still
 // find its consumed_event row (or the consumer applies it twice) and its outbox row (or the
-// operator cannot trace it). Off unless a window is set.
+// operator cannot trace it). Off unless a window is set. The PUBLISHED events it deletes are
+// counted in outbox_purge_log (per hour of created_at and per aggregate_type and event_type),
+// so that a replay can say how many events of its window were purged.
 #include <charconv>
 #include <iostream>
 
@@ -59,13 +61,16 @@ int parse_flags(const std::vector<std::string>& args, PurgeRequest& request) {
   return 0;
 }
 
+// purge_log only when outbox_purge_log is not written: said once per run, not per batch.
 Value table_answer(const std::optional<Micros>& window, const PurgeResult& result, bool dry_run) {
   if (!window) return {};
-  return Value::object()
-      .set("window", format_duration(*window))
-      .set("cutoff", result.cutoff)
-      .set(dry_run ? "would_delete" : "deleted", result.rows)
-      .set("batches", result.batches);
+  Value answer = Value::object()
+                     .set("window", format_duration(*window))
+                     .set("cutoff", result.cutoff)
+                     .set(dry_run ? "would_delete" : "deleted", result.rows)
+                     .set("batches", result.batches);
+  if (!result.purge_log.empty()) answer.set("purge_log", result.purge_log);
+  return answer;
 }
 
 }  // namespace

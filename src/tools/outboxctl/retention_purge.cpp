@@ -1,10 +1,14 @@
 #include "retention_purge.hpp"
 
+#include <cppconn/exception.h>
+
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "claim_sql.hpp"
 #include "mysql/id_list_binding.hpp"
+#include "mysql/mysql_error.hpp"
 
 namespace outbox::ctl {
 namespace {
@@ -50,6 +54,99 @@ std::string delete_events(const std::string& table, size_t capacity) {
          ") AND status = ? AND COALESCE(published_at, created_at) < ?";
 }
 
+// The batch's rows that its delete removes, counted per key of outbox_purge_log (the hour of
+// created_at, in the session's UTC; aggregate_type; event_type) and locked, so that the delete
+// that follows in the same transaction removes exactly the rows counted. Ordered by that key,
+// so that concurrent purges add to the log's rows in one order and never deadlock there.
+// Params as the delete's: ids[capacity], status, cutoff.
+std::string count_events(const std::string& table, size_t capacity) {
+  return "SELECT DATE_FORMAT(created_at, '%Y-%m-%d %H:00:00'), aggregate_type, event_type, "
+         "COUNT(*) FROM " +
+         table + " WHERE event_id IN (" + claim_sql::placeholders(capacity) +
+         ") AND status = ? AND COALESCE(published_at, created_at) < ? "
+         "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 FOR UPDATE";
+}
+
+// Adds one count to outbox_purge_log (sql/015_outbox_purge_log.sql). Params: created_hour,
+// aggregate_type, event_type, count, count. Not VALUES(purged_events) in the update: deprecated
+// since MySQL 8.0.20.
+constexpr const char* kRecordPurged =
+    "INSERT INTO outbox_purge_log (created_hour, aggregate_type, event_type, purged_events) "
+    "VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE purged_events = purged_events + ?";
+
+// PurgeResult::purge_log when the log cannot be written: it is the only record of what was
+// purged, so the answer says so, but retention itself must not depend on it.
+constexpr const char* kPurgeLogMissing =
+    "missing: apply sql/015_outbox_purge_log.sql; a replay cannot count the events purged";
+constexpr const char* kPurgeLogDenied =
+    "not written: this account may not write outbox_purge_log (apply "
+    "sql/015_outbox_purge_log.sql and its grant in deploy/mysql-grants.sql); a replay cannot "
+    "count the events purged";
+
+// "" when this session can record purges, else why not (kPurgeLog*). Preparing the upsert is
+// the probe: MySQL and MariaDB both check, at PREPARE, that the table exists and that the
+// account holds INSERT, UPDATE and SELECT (the update reads purged_events) on it. So it runs
+// nothing and writes nothing (a dry run probes too, and says what a real run would), once
+// before the walk rather than in every batch, and the statement stays prepared for the batches.
+std::string purge_log_problem(MysqlSession& session) {
+  try {
+    session.prepare(kRecordPurged);
+    return "";
+  } catch (const sql::SQLException& e) {
+    session.rollback_quietly();
+    if (e.getErrorCode() == kNoSuchTableError) return kPurgeLogMissing;
+    if (e.getErrorCode() == kTableAccessDeniedError ||
+        e.getErrorCode() == kColumnAccessDeniedError) {
+      return kPurgeLogDenied;
+    }
+    throw;
+  }
+}
+
+// One row of count_events: how many events of one purge-log key the batch deletes.
+struct PurgedEventCount {
+  std::string created_hour;  // "2026-12-06 10:00:00"
+  std::string aggregate_type;
+  std::string event_type;
+  int64_t events = 0;
+};
+
+std::vector<PurgedEventCount> read_purged_counts(sql::PreparedStatement& count) {
+  std::vector<PurgedEventCount> counts;
+  std::unique_ptr<sql::ResultSet> rows(count.executeQuery());
+  while (rows->next()) {
+    counts.push_back({.created_hour = rows->getString(1).asStdString(),
+                      .aggregate_type = rows->getString(2).asStdString(),
+                      .event_type = rows->getString(3).asStdString(),
+                      .events = rows->getInt64(4)});
+  }
+  return counts;
+}
+
+// Adds the batch's counts to outbox_purge_log, in the batch's transaction. The counted rows
+// were locked, so the delete removed exactly them: any difference means the log would be wrong,
+// and the throw rolls the batch back (nothing deleted, nothing recorded).
+void record_purged(MysqlSession& session, const std::vector<PurgedEventCount>& counts,
+                   int64_t deleted) {
+  int64_t counted = 0;
+  for (const PurgedEventCount& count : counts)
+    counted += count.events;
+  if (counted != deleted) {
+    throw std::runtime_error("purge: counted " + std::to_string(counted) +
+                             " locked events for outbox_purge_log but deleted " +
+                             std::to_string(deleted) + "; the batch was rolled back");
+  }
+  sql::PreparedStatement& record = session.prepare(kRecordPurged);
+  for (const PurgedEventCount& count : counts) {
+    record.setString(1, count.created_hour);
+    record.setString(2, count.aggregate_type);
+    record.setString(3, count.event_type);
+    record.setInt64(4, count.events);
+    record.setInt64(5, count.events);
+    record.executeUpdate();
+  }
+}
+
 // consumed_event rows in (consumed_at, id) order along idx_consumed_event_consumed_at.
 // Params: cutoff, then the key (time, time, id) and the limit.
 const std::string kSelectConsumed =
@@ -77,6 +174,10 @@ struct BatchWalk {
   MysqlSession& session;
   std::string select_sql;  // filters first, then key (time, time, id) and limit
   std::function<std::string(size_t)> delete_sql;  // ids, then delete_filters
+  // Set for the PUBLISHED walk while outbox_purge_log can be written: each batch's rows are
+  // counted under lock before its delete (count_events: parameters as delete_sql's), and the
+  // counts recorded after it, in the same transaction.
+  std::function<std::string(size_t)> count_sql = nullptr;
   std::vector<std::string> select_filters;
   std::vector<std::string> delete_filters;
   int batch_size;
@@ -103,15 +204,27 @@ struct BatchWalk {
     return ids;
   }
 
-  // Deletes the batch's rows in one statement of the smallest fixed capacity that holds them.
-  int64_t remove(const std::vector<Id>& ids) {
-    const size_t capacity = claim_sql::id_list_capacity(ids.size());
-    sql::PreparedStatement& statement = session.prepare(delete_sql(capacity));
+  // The statement `text`, prepared and bound as the delete is: ids[capacity], delete_filters.
+  sql::PreparedStatement& bound(const std::string& text, const std::vector<Id>& ids,
+                                size_t capacity) {
+    sql::PreparedStatement& statement = session.prepare(text);
     bind_id_list(statement, 1, ids, 0, ids.size(), capacity);
     unsigned at = static_cast<unsigned>(capacity) + 1;
     for (const std::string& filter : delete_filters)
       statement.setString(at++, filter);
-    return statement.executeUpdate();
+    return statement;
+  }
+
+  // Deletes the batch's rows in one statement of the smallest fixed capacity that holds them
+  // (counted into outbox_purge_log first when count_sql is set).
+  int64_t remove(const std::vector<Id>& ids) {
+    const size_t capacity = claim_sql::id_list_capacity(ids.size());
+    if (!count_sql) return bound(delete_sql(capacity), ids, capacity).executeUpdate();
+    const std::vector<PurgedEventCount> counts =
+        read_purged_counts(bound(count_sql(capacity), ids, capacity));
+    const int64_t deleted = bound(delete_sql(capacity), ids, capacity).executeUpdate();
+    record_purged(session, counts, deleted);
+    return deleted;
   }
 
   // Every batch, each in its own short transaction. A dry run only counts.
@@ -135,11 +248,18 @@ PurgeResult purge_outbox_events(MysqlSession& session, const std::string& table,
   const std::string cutoff = cutoff_of(session, window);
   PurgeResult result;
   result.cutoff = iso_of(cutoff);
+  result.purge_log = purge_log_problem(session);
   for (const std::string status : {"PUBLISHED", "SKIPPED"}) {
+    // Only PUBLISHED events are logged: a SKIPPED one was never published, so a replay has
+    // nothing of it to miss.
+    std::function<std::string(size_t)> count_sql;
+    if (status == "PUBLISHED" && result.purge_log.empty())
+      count_sql = [&table](size_t capacity) { return count_events(table, capacity); };
     BatchWalk<std::string> walk{
         .session = session,
         .select_sql = select_events(table),
         .delete_sql = [&table](size_t capacity) { return delete_events(table, capacity); },
+        .count_sql = count_sql,
         .select_filters = {status, cutoff, cutoff},
         .delete_filters = {status, cutoff},
         .batch_size = batch_size};
