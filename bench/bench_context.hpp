@@ -28,6 +28,9 @@ struct BenchSizes {
   double idle_seconds = 10;
   int claim_samples = 200;
   bool smoke = false;
+  // The real-cluster section ("The same on a real Kafka cluster"): off with --no-real-cluster,
+  // for the smoke run that must not hold one of the suite's two cluster slots.
+  bool real_cluster = true;
 
   static BenchSizes full() { return BenchSizes{}; }
   static BenchSizes smoke_run();

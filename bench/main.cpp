@@ -355,6 +355,7 @@ int main(int argc, char** argv) {
   outbox::bench::BenchSizes sizes = outbox::bench::BenchSizes::full();
   std::string out;
   bool debezium = false;
+  bool real_cluster = true;
   if (argc == 5 && std::string(argv[1]) == "ldb") {
     return single_db_limit(std::stoi(argv[2]), std::stod(argv[3]), std::stoi(argv[4]));
   }
@@ -380,15 +381,18 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--smoke") {
       sizes = outbox::bench::BenchSizes::smoke_run();
+    } else if (arg == "--no-real-cluster") {
+      real_cluster = false;
     } else if (arg == "--debezium") {
       debezium = true;
     } else if (arg == "--out" && i + 1 < argc) {
       out = argv[++i];
     } else {
-      std::cerr << "usage: outbox-bench [--debezium] [--smoke] [--out DIR]\n";
+      std::cerr << "usage: outbox-bench [--debezium] [--smoke] [--no-real-cluster] [--out DIR]\n";
       return 64;
     }
   }
+  sizes.real_cluster = real_cluster;  // after the loop: --smoke replaces the sizes
   if (out.empty()) out = debezium ? "bench/out/debezium" : "bench/out";
   std::filesystem::create_directories(out);
   if (debezium) return debezium_comparison(sizes, out);

@@ -65,7 +65,10 @@ void write_report(const SuiteResults& r, const BenchContext& context,
      << " | 0: " << verdict(r.drain_duplicates == 0) << " |\n";
   write_ordered_drain(md, r.ordered, context.sizes.runs);
 
-  {
+  if (r.real_cluster.version.empty()) {
+    md << "\n## The same on a real Kafka cluster\n\nNot measured in this run "
+          "(--no-real-cluster).\n";
+  } else {
     const RealClusterResults& real = r.real_cluster;
     const double real_k = real.broker_limit.median();
     const double real_rate = real.drain_rate.median();

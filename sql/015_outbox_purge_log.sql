@@ -7,11 +7,13 @@
 -- published, so a replay has nothing of theirs to miss.
 --
 -- created_hour: created_at truncated to the hour, in UTC (every session of the relay and of
--- outboxctl runs in UTC). aggregate_type and event_type are as long as outbox_event's.
+-- outboxctl runs in UTC). aggregate_type and event_type are as long as outbox_event's, and
+-- compared byte for byte (utf8mb4_bin): the relay routes ORDER and Order to two topics, so
+-- their counts must not merge as a case-insensitive key would.
 CREATE TABLE outbox_purge_log (
     created_hour   DATETIME NOT NULL,
-    aggregate_type VARCHAR(64) NOT NULL,
-    event_type     VARCHAR(128) NOT NULL,
+    aggregate_type VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+    event_type     VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
     purged_events  BIGINT NOT NULL,
     PRIMARY KEY (created_hour, aggregate_type, event_type)
 ) ENGINE = InnoDB;

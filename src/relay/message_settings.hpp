@@ -92,7 +92,7 @@ inline constexpr const char* kCloudEventsAttributes[] = {
 inline constexpr const char* kCloudEventsTimeColumn = "created_at";
 
 // The header `outboxctl replay` adds to every message it publishes again, beside the ones the
-// first publication had: which replay sent it ("2026-12-06T10:00:00.123456Z alice@ops-1").
+// first publication had: which replay sent it ("2026-12-06T10:00:00.123Z alice@ops-1").
 // Reserved in every profile, so a kafka.headers entry cannot forge or hide it.
 inline constexpr const char* kReplayHeader = "outbox_replay";
 

@@ -61,3 +61,53 @@ TEST_CASE("outboxctl replay refuses a window it cannot read and names the flag",
   CHECK(dry.status == 0);
   CHECK(jq(".would_replay", dry.out) == "3");
 }
+
+TEST_CASE("a replay the brokers refuse stops after its chunk and says how to go on",
+          "[replay][e2e]") {
+  TestDatabase db;
+  TestBroker broker(3, 8, {"outbox.order"});
+  // Two chunks of two (--batch-size 2), each aggregate's versions stamped out of version order.
+  // The second chunk's version 1 is larger than message.max.bytes: the producer refuses it, so
+  // its version 2 is not sent either.
+  db.exec(
+      "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, "
+      "event_version, payload, status, created_at, published_at) VALUES "
+      "('rpl-1', 'order', 'x', 'T', 2, '{\"n\": 1}', 'PUBLISHED', "
+      "CURRENT_TIMESTAMP(6) - INTERVAL 50 MINUTE, CURRENT_TIMESTAMP(6)), "
+      "('rpl-2', 'order', 'x', 'T', 1, '{\"n\": 2}', 'PUBLISHED', "
+      "CURRENT_TIMESTAMP(6) - INTERVAL 49 MINUTE, CURRENT_TIMESTAMP(6)), "
+      "('rpl-3', 'order', 'y', 'T', 2, '{\"n\": 3}', 'PUBLISHED', "
+      "CURRENT_TIMESTAMP(6) - INTERVAL 40 MINUTE, CURRENT_TIMESTAMP(6)), "
+      "('rpl-4', 'order', 'y', 'T', 1, JSON_OBJECT('pad', REPEAT('x', 5000)), 'PUBLISHED', "
+      "CURRENT_TIMESTAMP(6) - INTERVAL 30 MINUTE, CURRENT_TIMESTAMP(6))");
+  const std::string second_chunk_since = db.scalar(
+      "SELECT DATE_FORMAT(created_at, '%Y-%m-%dT%H:%i:%s.%fZ') FROM outbox_event WHERE "
+      "event_id = 'rpl-3'");
+  RelayTestConfig settings;
+  settings.extra_kafka_properties = "    message.max.bytes: 2000\n";
+  outbox::test::TempDir dir;
+  const std::string config =
+      dir.write("relay.yaml", outbox::test::relay_config_yaml(db, broker.bootstrap(), settings));
+  const auto result =
+      outbox::test::run_outboxctl(config, {"--json", "replay", "--since", "2h", "--topic",
+                                           "outbox.order", "--rate", "0", "--batch-size", "2"});
+  INFO(result.out << result.err);
+  CHECK(result.status == 1);
+  CHECK(jq(".delivered", result.out) == "2");
+  CHECK(jq(".failed", result.out) == "2");
+  CHECK(jq("[.failed_events[].event_id] | join(\" \")", result.out) == "rpl-4 rpl-3");
+  CHECK(jq(".failed_events[0].error | startswith(\"MSG_SIZE_TOO_LARGE\")", result.out) == "true");
+  // From the second chunk's earliest created_at (rpl-3's), not from its first row once put in
+  // version order (rpl-4): a replay from there sends rpl-3 too.
+  CHECK(jq(".resume_with", result.out) == "outboxctl replay --since " + second_chunk_since +
+                                              " --until " + jq(".until", result.out) +
+                                              " --topic outbox.order --rate 0 --batch-size 2");
+  CHECK(
+      jq(".error", result.out).find("go on with: outboxctl replay --since " + second_chunk_since) !=
+      std::string::npos);
+  // kcat: the first chunk only, version 1 before version 2.
+  const auto records = outbox::test::read_topic(broker.bootstrap(), "outbox.order");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].headers.at("event_id") == "rpl-2");
+  CHECK(records[1].headers.at("event_id") == "rpl-1");
+}

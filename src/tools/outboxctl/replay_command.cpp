@@ -7,9 +7,10 @@
 //
 // What it leaves to the live flow: the outbox rows are only read (no claim, no lock, no
 // write: a relay never waits for a replay, and a replayed row stays PUBLISHED), in short
-// chunks along idx_outbox_pending's PUBLISHED range, which the relays' claims (PENDING range)
-// never read; on Kafka it is a producer of its own (client.id outboxctl-replay), paced to
-// --rate events a second (1,000 by default).
+// statements bounded by --batch-size whatever the filter (replay_reader.hpp), along
+// idx_outbox_pending's PUBLISHED range, which the relays' claims (PENDING range) never read;
+// on Kafka it is a producer of its own (client.id outboxctl-replay), paced to --rate events a
+// second (1,000 by default).
 //
 // Order: chunks in created_at order, each aggregate's events within a chunk in event_version
 // order, all on one idempotent producer, so a partition receives an aggregate's events in the
@@ -18,7 +19,10 @@
 // counts such inversions.
 #include "replay_command.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -43,14 +47,38 @@ constexpr size_t kFailuresListed = 10;
 // replay of millions of aggregates holds no more than some tens of MB for it.
 constexpr size_t kRememberedAggregates = 200'000;
 
-// "2026-12-06T10:00:00Z alice@ops-1": which replay sent a message (the outbox_replay header).
+// "2026-12-06T10:00:00.123Z alice@ops-1": which replay sent a message (the outbox_replay
+// header).
 std::string replay_id() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
   std::tm utc{};
-  gmtime_r(&now, &utc);
+  gmtime_r(&seconds, &utc);
   std::array<char, 32> text{};
-  (void)std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return std::string(text.data()) + " " + operator_name();
+  (void)std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%S", &utc);
+  std::array<char, 8> fraction{};
+  (void)std::snprintf(fraction.data(), fraction.size(), ".%03dZ", static_cast<int>(millis.count()));
+  return std::string(text.data()) + fraction.data() + " " + operator_name();
+}
+
+// A flag's value as the shell reads it back: quoted unless it is plain.
+std::string shell_word(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-' ||
+           c == ':' || c == '/';
+  });
+  if (plain) return text;
+  std::string quoted = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
 }
 
 // What the replay did so far.
@@ -61,6 +89,12 @@ struct ReplayTally {
   std::vector<ReplayFailure> failed;
   int64_t failed_count = 0;
   int64_t inversions = 0;
+  // Rows the relay's kafka.topic / kafka.topics no longer route (changed since they were
+  // published): skipped, counted, the first few named.
+  int64_t unroutable = 0;
+  std::vector<ReplayFailure> unroutable_events;
+  // Rows deleted between a chunk's key read and its payload read (a purge beside the replay).
+  size_t gone = 0;
   std::string resume_since;  // set when a chunk failed: where a new replay picks up
 };
 
@@ -85,12 +119,10 @@ class InversionCheck {
   std::unordered_map<std::string, int64_t> last_;
 };
 
-Value failures_value(const ReplayTally& tally) {
+Value failures_value(const std::vector<ReplayFailure>& failures) {
   Value list = Value::list();
-  for (size_t i = 0; i < tally.failed.size() && i < kFailuresListed; ++i) {
-    list.add(Value::object()
-                 .set("event_id", tally.failed[i].event_id)
-                 .set("error", tally.failed[i].error));
+  for (size_t i = 0; i < failures.size() && i < kFailuresListed; ++i) {
+    list.add(Value::object().set("event_id", failures[i].event_id).set("error", failures[i].error));
   }
   return list;
 }
@@ -104,17 +136,22 @@ Value purged_value(const PurgedInWindow& purged) {
       .set("events", purged.inside)
       .set("at_window_edges", purged.at_edges)
       .set("note", purged.inside + purged.at_edges == 0
-                       ? "none: every event of the window is still in the outbox"
-                       : "deleted by retention (outboxctl purge) before this replay, so not "
-                         "replayed; at_window_edges: purged from the window's first or last "
-                         "hour, which it covers in part");
+                       ? "none recorded (outbox_purge_log counts the purges since sql/015 was "
+                         "applied)"
+                       : "deleted by retention (outboxctl purge) before or during this replay, "
+                         "so not replayed; at_window_edges: purged from the window's first or "
+                         "last hour, which it covers in part");
 }
 
-void print_progress(const ReplayTally& tally, bool dry_run, steady_clock::time_point started) {
+// On stderr every kProgressInterval: counts, and how far the window is read (where a replay
+// cut short by a lost connection would go on from).
+void print_progress(const ReplayTally& tally, bool dry_run, steady_clock::time_point started,
+                    const std::string& chunk_since) {
   const double seconds = std::chrono::duration<double>(steady_clock::now() - started).count();
   std::cerr << "outboxctl replay: " << tally.events << (dry_run ? " events matched" : " sent, ")
             << (dry_run ? "" : std::to_string(tally.delivered) + " delivered") << " in "
-            << static_cast<int64_t>(seconds) << " s\n";
+            << static_cast<int64_t>(seconds) << " s; read up to created_at " << iso_utc(chunk_since)
+            << "\n";
 }
 
 }  // namespace
@@ -134,16 +171,15 @@ int replay(CommandContext& context) {
   schema.read_json_as_text(json_columns(context.session, schema.table_name()));
   context.session.commit();
   const TopicRouter router = topic_router(context.config.kafka);
-  const PurgedInWindow purged = purged_in_window(context.session, window.value(), router,
-                                                 request.topic, request.aggregate_type);
   const std::string id = replay_id();
 
   std::unique_ptr<ReplayProducer> producer;
   if (!request.dry_run) {
     Outcome<std::unique_ptr<ReplayProducer>> created =
         ReplayProducer::create(context.config.kafka, id, request.rate);
-    if (!created)
+    if (!created) {
       return refuse(context, Value::object(), "outboxctl replay: " + created.error().message);
+    }
     producer = std::move(created).value();
     if (const Status reachable = producer->probe(kProbeTimeout); !reachable) {
       return refuse(context, Value::object(),
@@ -156,26 +192,52 @@ int replay(CommandContext& context) {
   auto progress_due = started + kProgressInterval;
   ReplayTally tally;
   InversionCheck inversions;
-  ReplayReader reader(context.session, schema, window.value(), request.aggregate_type,
-                      request.batch_size, !request.dry_run);
+  ReplayReader reader(context.session, schema, window.value(), request.batch_size);
   for (std::vector<ReplayRow> rows = reader.next(); !rows.empty(); rows = reader.next()) {
-    order_versions_within_aggregates(rows);
+    // Read in created_at order: the first row's is the chunk's earliest.
     const std::string chunk_since = rows.front().created_at;
+    order_versions_within_aggregates(rows);
     std::vector<ReplayRow> chosen;
     std::vector<std::string> topics;
     for (ReplayRow& row : rows) {
+      if (request.aggregate_type && row.event.aggregate_type != *request.aggregate_type) continue;
       Outcome<std::string> topic = router.route(row.event);
       if (!topic) {
-        // Published once, so routable then: kafka.topic(s) changed since.
-        tally.failed.push_back({row.event.event_id, topic.error().message});
-        ++tally.failed_count;
+        // Published once, so routable then: kafka.topic(s) changed since. Not a reason to
+        // stop: a new replay would meet it again.
+        ++tally.unroutable;
+        if (tally.unroutable_events.size() < kFailuresListed) {
+          tally.unroutable_events.push_back({row.event.event_id, topic.error().message});
+        }
         continue;
       }
       if (request.topic && topic.value() != *request.topic) continue;
-      if (inversions.inverted(row.event)) ++tally.inversions;
-      ++tally.by_topic[topic.value()];
       topics.push_back(std::move(topic).value());
       chosen.push_back(std::move(row));
+    }
+    if (producer && !chosen.empty()) {
+      // The bodies of the chosen rows only; fetch_bodies keeps their order and drops rows
+      // purged since the key read (their topics with them).
+      const size_t gone_before = tally.gone;
+      std::vector<std::string> chosen_ids;
+      chosen_ids.reserve(chosen.size());
+      for (const ReplayRow& row : chosen)
+        chosen_ids.push_back(row.event.event_id);
+      chosen = reader.fetch_bodies(std::move(chosen), tally.gone);
+      if (tally.gone != gone_before) {
+        std::vector<std::string> kept_topics;
+        size_t at = 0;
+        for (const ReplayRow& row : chosen) {
+          while (chosen_ids[at] != row.event.event_id)
+            ++at;
+          kept_topics.push_back(topics[at]);
+        }
+        topics = std::move(kept_topics);
+      }
+    }
+    for (size_t i = 0; i < chosen.size(); ++i) {
+      if (inversions.inverted(chosen[i].event)) ++tally.inversions;
+      ++tally.by_topic[topics[i]];
     }
     tally.events += static_cast<int64_t>(chosen.size());
     if (producer && !chosen.empty()) {
@@ -193,10 +255,13 @@ int replay(CommandContext& context) {
       break;
     }
     if (steady_clock::now() >= progress_due) {
-      print_progress(tally, request.dry_run, started);
+      print_progress(tally, request.dry_run, started, chunk_since);
       progress_due = steady_clock::now() + kProgressInterval;
     }
   }
+  // After the walk: a purge that ran beside the replay counts too.
+  const PurgedInWindow purged = purged_in_window(context.session, window.value(), router,
+                                                 request.topic, request.aggregate_type);
 
   const double seconds = std::chrono::duration<double>(steady_clock::now() - started).count();
   Value by_topic = Value::object();
@@ -215,18 +280,24 @@ int replay(CommandContext& context) {
   if (!request.dry_run) {
     answer.set("delivered", tally.delivered)
         .set("failed", tally.failed_count)
-        .set("failed_events", failures_value(tally))
+        .set("failed_events", failures_value(tally.failed))
         .set("rate_limit", request.rate == 0 ? Value("none") : Value(request.rate))
         .set("paced_seconds", Value::seconds(producer->paced_seconds()));
   }
-  answer.set("version_inversions", tally.inversions)
+  answer.set("unroutable", tally.unroutable)
+      .set("unroutable_events", failures_value(tally.unroutable_events))
+      .set("purged_during_replay", static_cast<int64_t>(tally.gone))
+      .set("version_inversions", tally.inversions)
       .set("purged_in_window", purged_value(purged))
       .set("seconds", Value::seconds(seconds));
   if (!tally.resume_since.empty()) {
     std::string resume = "outboxctl replay --since " + tally.resume_since + " --until " +
                          iso_utc(window.value().until);
-    if (request.topic) resume += " --topic " + *request.topic;
-    if (request.aggregate_type) resume += " --aggregate-type " + *request.aggregate_type;
+    if (request.topic) resume += " --topic " + shell_word(*request.topic);
+    if (request.aggregate_type)
+      resume += " --aggregate-type " + shell_word(*request.aggregate_type);
+    resume += " --rate " + std::to_string(request.rate) + " --batch-size " +
+              std::to_string(request.batch_size);
     answer.set("resume_with", resume);
     if (!context.json) print_answer(context, answer);
     return refuse(context, std::move(answer),

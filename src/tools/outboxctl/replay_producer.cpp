@@ -4,6 +4,8 @@
 #include <array>
 #include <iostream>
 #include <numeric>
+#include <set>
+#include <string_view>
 
 #include "kafka/produce_message.hpp"
 #include "producer_config.hpp"
@@ -23,6 +25,7 @@ const std::array<std::pair<const char*, const char*>, 3> kReplayProperties{{
 }};
 
 constexpr std::chrono::milliseconds kQueueFullPause{10};
+constexpr const char* kBoundedDeliveryTimeoutMs = "300000";  // 5 min
 
 // librdkafka's warnings and errors on stderr (stdout holds the answer).
 void log_to_stderr(const rd_kafka_t* /*handle*/, int level, const char* facility,
@@ -49,6 +52,14 @@ Outcome<std::unique_ptr<ReplayProducer>> ReplayProducer::create(const KafkaSetti
         RD_KAFKA_CONF_OK) {
       return Error{std::string("cannot set ") + name + ": " + error.data()};
     }
+  }
+  // Every send() waits for its chunk's reports: with message.timeout.ms 0 (librdkafka's
+  // "infinite", which the relay allows) a replay against brokers that stay down would wait
+  // forever, so a replay bounds it.
+  if (effective_delivery_timeout(kafka) == Micros::max() &&
+      rd_kafka_conf_set(conf.value().get(), "message.timeout.ms", kBoundedDeliveryTimeoutMs,
+                        error.data(), error.size()) != RD_KAFKA_CONF_OK) {
+    return Error{std::string("cannot set message.timeout.ms: ") + error.data()};
   }
   std::unique_ptr<ReplayProducer> producer(
       new ReplayProducer(MessageShape(kafka.message), std::move(replay_id), rate));
@@ -126,8 +137,17 @@ ChunkOutcome ReplayProducer::send(const std::vector<ReplayRow>& rows,
   std::iota(indexes.begin(), indexes.end(), size_t{0});
   current_ = &outcome;
   current_rows_ = &rows;
+  // Aggregates one of whose events the producer refused in this chunk: their later versions
+  // are not sent after it (the replay stops after the chunk and goes on from before it).
+  std::set<std::pair<std::string_view, std::string_view>> refused;
   for (size_t i = 0; i < rows.size(); ++i) {
     const OutboxEvent& event = rows[i].event;
+    if (refused.count({event.aggregate_type, event.aggregate_id}) != 0) {
+      outcome.failed.push_back({event.event_id,
+                                "not sent: an earlier version of its aggregate "
+                                "was refused in this chunk"});
+      continue;
+    }
     pace();
     RdKafkaHeaders headers = shape_.headers(event);
     add_header(headers.get(), kReplayHeader, replay_id_);
@@ -142,6 +162,7 @@ ChunkOutcome ReplayProducer::send(const std::vector<ReplayRow>& rows,
     if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
       outcome.failed.push_back({event.event_id, std::string(rd_kafka_err2name(error)) +
                                                     ": not enqueued: " + rd_kafka_err2str(error)});
+      refused.insert({event.aggregate_type, event.aggregate_id});
       continue;
     }
     (void)headers.release();  // owned by the message now

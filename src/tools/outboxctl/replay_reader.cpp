@@ -3,139 +3,150 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <unordered_map>
+
+#include "mysql/id_list_binding.hpp"
 
 namespace outbox::ctl {
 namespace {
 
-// The result columns of both reads, 1-based.
-struct ReplayColumn {
+// The columns of the key reads, 1-based.
+struct KeyColumn {
   static constexpr unsigned kEventId = 1;
-  static constexpr unsigned kAggregateType = 2;
-  static constexpr unsigned kAggregateId = 3;
-  static constexpr unsigned kEventType = 4;
-  static constexpr unsigned kEventVersion = 5;
-  static constexpr unsigned kPayload = 6;
-  static constexpr unsigned kCreatedAt = 7;
-  static constexpr unsigned kFirstMessageColumn = 8;
+  static constexpr unsigned kCreatedAt = 2;
+  static constexpr unsigned kAggregateType = 3;
+  static constexpr unsigned kAggregateId = 4;
+  static constexpr unsigned kEventType = 5;
+  static constexpr unsigned kEventVersion = 6;
 };
 
-std::string select_list(const claim_sql::Schema& schema, bool with_payloads) {
-  std::string list =
-      "e.event_id, e.aggregate_type, e.aggregate_id, e.event_type, e.event_version, ";
-  // The payload as the relay reads it (unqualified: the statement reads one table).
-  list += with_payloads ? schema.payload_expression() : std::string("''");
-  list += ", DATE_FORMAT(e.created_at, '%Y-%m-%d %H:%i:%s.%f')";
-  for (size_t i = 0; i < schema.message_columns().size(); ++i)
-    list += ", " + schema.message_column_expression(i);
-  return list;
-}
+constexpr const char* kKeyColumns =
+    "SELECT event_id, DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f'), aggregate_type, "
+    "aggregate_id, event_type, event_version FROM ";
 
 // A chunk: PUBLISHED rows of the window after the last one read, along idx_outbox_pending.
-// Params: until, after time, after time, after id, [aggregate type], limit.
-std::string chunk_sql(const claim_sql::Schema& schema, bool with_payloads, bool by_type) {
-  return "SELECT " + select_list(schema, with_payloads) + " FROM " + schema.table() +
-         " e FORCE INDEX (idx_outbox_pending) WHERE e.status = 'PUBLISHED' AND e.created_at < ? "
-         "AND (e.created_at > ? OR (e.created_at = ? AND e.event_id > ?))" +
-         (by_type ? " AND e.aggregate_type = ?" : "") +
-         " ORDER BY e.created_at, e.event_id LIMIT ?";
+// Params: until, after time, after time, after id, limit.
+std::string chunk_sql(const claim_sql::Schema& schema) {
+  return kKeyColumns + schema.table() +
+         " FORCE INDEX (idx_outbox_pending) WHERE status = 'PUBLISHED' AND created_at < ? "
+         "AND (created_at > ? OR (created_at = ? AND event_id > ?)) "
+         "ORDER BY created_at, event_id LIMIT ?";
 }
 
-// The rest of the rows created at the chunk's last created_at. Params: time, after id,
-// [aggregate type], limit.
-std::string ties_sql(const claim_sql::Schema& schema, bool with_payloads, bool by_type) {
-  return "SELECT " + select_list(schema, with_payloads) + " FROM " + schema.table() +
-         " e FORCE INDEX (idx_outbox_pending) WHERE e.status = 'PUBLISHED' AND e.created_at = ? "
-         "AND e.event_id > ?" +
-         (by_type ? " AND e.aggregate_type = ?" : "") + " ORDER BY e.event_id LIMIT ?";
+// The rest of the rows created at the chunk's last created_at. Params: time, after id, limit.
+std::string ties_sql(const claim_sql::Schema& schema) {
+  return kKeyColumns + schema.table() +
+         " FORCE INDEX (idx_outbox_pending) WHERE status = 'PUBLISHED' AND created_at = ? "
+         "AND event_id > ? ORDER BY event_id LIMIT ?";
+}
+
+// The payload and message columns of a list of rows (event_id, payload, columns...), read as
+// the relay's claim reads them. Params: ids[capacity].
+std::string bodies_sql(const claim_sql::Schema& schema, size_t capacity) {
+  std::string sql = "SELECT e.event_id, " + schema.payload_expression();
+  for (size_t i = 0; i < schema.message_columns().size(); ++i)
+    sql += ", " + schema.message_column_expression(i);
+  return sql + " FROM " + schema.table() + " e WHERE e.event_id IN (" +
+         claim_sql::placeholders(capacity) + ") AND e.status = 'PUBLISHED'";
 }
 
 }  // namespace
 
 ReplayReader::ReplayReader(MysqlSession& session, claim_sql::Schema schema, ReplayWindow window,
-                           std::optional<std::string> aggregate_type, int batch_size,
-                           bool with_payloads)
+                           int batch_size)
     : session_(session),
       schema_(std::move(schema)),
       window_(std::move(window)),
-      aggregate_type_(std::move(aggregate_type)),
       batch_size_(batch_size),
-      select_chunk_(chunk_sql(schema_, with_payloads, aggregate_type_.has_value())),
-      select_ties_(ties_sql(schema_, with_payloads, aggregate_type_.has_value())),
       after_time_(window_.since) {}
 
-size_t ReplayReader::read(sql::PreparedStatement& statement, std::vector<ReplayRow>& out) {
+size_t ReplayReader::read_keys(sql::PreparedStatement& statement, std::vector<ReplayRow>& out) {
   std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());
-  const size_t message_columns = schema_.message_columns().size();
   size_t read = 0;
   while (rows->next()) {
     ++read;
     ReplayRow row;
     OutboxEvent& event = row.event;
-    event.event_id = rows->getString(ReplayColumn::kEventId);
-    row.created_at = rows->getString(ReplayColumn::kCreatedAt);
-    // Every row read moves the key on, also one the filter below drops.
+    event.event_id = rows->getString(KeyColumn::kEventId);
+    row.created_at = rows->getString(KeyColumn::kCreatedAt);
+    event.aggregate_type = rows->getString(KeyColumn::kAggregateType);
+    event.aggregate_id = rows->getString(KeyColumn::kAggregateId);
+    event.event_type = rows->getString(KeyColumn::kEventType);
+    event.event_version = rows->getInt64(KeyColumn::kEventVersion);
     after_time_ = row.created_at;
     after_id_ = event.event_id;
-    event.aggregate_type = rows->getString(ReplayColumn::kAggregateType);
-    // MySQL compares aggregate_type by the column's collation (case-insensitive by default):
-    // the filter is byte for byte, as pauses are.
-    if (aggregate_type_ && event.aggregate_type != *aggregate_type_) continue;
-    event.aggregate_id = rows->getString(ReplayColumn::kAggregateId);
-    event.event_type = rows->getString(ReplayColumn::kEventType);
-    event.event_version = rows->getInt64(ReplayColumn::kEventVersion);
-    event.payload = rows->getString(ReplayColumn::kPayload).asStdString();
-    event.payload_bytes = event.payload.size();
-    for (unsigned i = 0; i < message_columns; ++i) {
-      const unsigned column = ReplayColumn::kFirstMessageColumn + i;
-      event.columns.push_back(
-          rows->isNull(column) ? std::nullopt
-                               : std::optional<std::string>(std::string(rows->getString(column))));
-    }
     out.push_back(std::move(row));
   }
   return read;
 }
 
-size_t ReplayReader::read_chunk(std::vector<ReplayRow>& out) {
-  sql::PreparedStatement& select = session_.prepare(select_chunk_);
-  unsigned at = 1;
-  select.setString(at++, window_.until);
-  select.setString(at++, after_time_);
-  select.setString(at++, after_time_);
-  select.setString(at++, after_id_);
-  if (aggregate_type_) select.setString(at++, *aggregate_type_);
-  select.setInt(at, batch_size_);
-  return read(select, out);
-}
-
-size_t ReplayReader::read_ties(std::vector<ReplayRow>& out) {
-  sql::PreparedStatement& select = session_.prepare(select_ties_);
-  unsigned at = 1;
-  // A copy: read() moves the key on while the statement is bound.
-  const std::string time = after_time_;
-  select.setString(at++, time);
-  select.setString(at++, after_id_);
-  if (aggregate_type_) select.setString(at++, *aggregate_type_);
-  select.setInt(at, batch_size_);
-  return read(select, out);
-}
-
 std::vector<ReplayRow> ReplayReader::next() {
   std::vector<ReplayRow> chunk;
+  if (done_) return chunk;
   const auto batch = static_cast<size_t>(batch_size_);
-  // Rows a case-insensitive filter let through and read() dropped can leave a chunk empty
-  // before the window's end: read on until a chunk holds rows or the window is read.
-  while (chunk.empty() && !done_) {
-    TransactionScope transaction(session_);
-    if (read_chunk(chunk) < batch) {
-      done_ = true;  // every row after the key was read
-    } else {
-      while (read_ties(chunk) == batch) {
+  TransactionScope transaction(session_);
+  sql::PreparedStatement& select = session_.prepare(chunk_sql(schema_));
+  select.setString(1, window_.until);
+  select.setString(2, after_time_);
+  select.setString(3, after_time_);
+  select.setString(4, after_id_);
+  select.setInt(5, batch_size_);
+  if (read_keys(select, chunk) < batch) {
+    done_ = true;  // every row after the key was read
+  } else {
+    sql::PreparedStatement& ties = session_.prepare(ties_sql(schema_));
+    for (;;) {
+      // Copies: read_keys() moves the key on while the statement is bound.
+      const std::string time = after_time_;
+      const std::string id = after_id_;
+      ties.setString(1, time);
+      ties.setString(2, id);
+      ties.setInt(3, batch_size_);
+      if (read_keys(ties, chunk) < batch) break;
+    }
+  }
+  transaction.commit();
+  return chunk;
+}
+
+std::vector<ReplayRow> ReplayReader::fetch_bodies(std::vector<ReplayRow> rows, size_t& gone) {
+  std::unordered_map<std::string, size_t> at;
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    at.emplace(rows[i].event.event_id, i);
+    ids.push_back(rows[i].event.event_id);
+  }
+  std::vector<bool> found(rows.size(), false);
+  const size_t message_columns = schema_.message_columns().size();
+  TransactionScope transaction(session_);
+  for (size_t begin = 0; begin < ids.size(); begin += claim_sql::kMaxIdList) {
+    const size_t count = std::min(claim_sql::kMaxIdList, ids.size() - begin);
+    const size_t capacity = claim_sql::id_list_capacity(count);
+    sql::PreparedStatement& select = session_.prepare(bodies_sql(schema_, capacity));
+    bind_id_list(select, 1, ids, begin, count, capacity);
+    std::unique_ptr<sql::ResultSet> result(select.executeQuery());
+    while (result->next()) {
+      const auto row = at.find(result->getString(1).asStdString());
+      if (row == at.end() || found[row->second]) continue;
+      found[row->second] = true;
+      OutboxEvent& event = rows[row->second].event;
+      event.payload = result->getString(2).asStdString();
+      event.payload_bytes = event.payload.size();
+      for (unsigned i = 0; i < message_columns; ++i) {
+        const unsigned column = 3 + i;
+        event.columns.push_back(result->isNull(column) ? std::nullopt
+                                                       : std::optional<std::string>(std::string(
+                                                             result->getString(column))));
       }
     }
-    transaction.commit();
   }
-  return chunk;
+  transaction.commit();
+  std::vector<ReplayRow> kept;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (found[i]) kept.push_back(std::move(rows[i]));
+  }
+  gone += rows.size() - kept.size();
+  return kept;
 }
 
 void order_versions_within_aggregates(std::vector<ReplayRow>& rows) {

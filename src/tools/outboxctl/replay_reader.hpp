@@ -1,6 +1,5 @@
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,16 +8,19 @@
 #include "outbox_event.hpp"
 #include "replay_request.hpp"
 
-// Reads the PUBLISHED events of a replay window, a chunk at a time, with plain reads: no
-// locks, no writes, nothing the relays' claims wait for (a claim reads PENDING rows, a replay
-// PUBLISHED ones: the index ranges do not even meet). Each chunk is one short read along
-// idx_outbox_pending (status, created_at, event_id), in that index's order, so a chunk costs
-// what it returns whatever the table's size; then the rows that share the chunk's last
-// created_at, so that no created_at is split between two chunks.
+// Reads the PUBLISHED events of a replay window with plain reads: no locks, no writes, nothing
+// the relays' claims wait for (a claim reads PENDING rows, a replay PUBLISHED ones: the index
+// ranges do not even meet). Two short statements per chunk, each bounded by the chunk's size
+// whatever the filter:
+//   - next(): the chunk's keys and routing columns along idx_outbox_pending (status,
+//     created_at, event_id), in that index's order, then the rows that share the chunk's last
+//     created_at, so that no created_at is split between two chunks;
+//   - fetch_bodies(): the payload and the message columns of the rows the filter kept, by
+//     primary key, read exactly as the relay's claim reads them.
 namespace outbox::ctl {
 
 struct ReplayRow {
-  OutboxEvent event;       // the columns the relay's claim reads, payload included
+  OutboxEvent event;       // the columns the relay's claim reads; payload after fetch_bodies()
   std::string created_at;  // as a key: "2026-12-06 10:00:00.123456"
 };
 
@@ -26,27 +28,25 @@ class ReplayReader {
  public:
   // `schema`: the relay's claim schema for this config, JSON columns already found
   // (claim_sql::Schema::read_json_as_text), so payloads read exactly as the relay read them.
-  // Without payloads (a dry run) the payload reads empty.
   ReplayReader(MysqlSession& session, claim_sql::Schema schema, ReplayWindow window,
-               std::optional<std::string> aggregate_type, int batch_size, bool with_payloads);
+               int batch_size);
 
-  // The next chunk in (created_at, event_id) order; empty once the window is read. Throws
-  // sql::SQLException.
+  // The next chunk in (created_at, event_id) order, without payloads; empty once the window
+  // is read. Throws sql::SQLException.
   std::vector<ReplayRow> next();
 
+  // Reads the payload and message columns of `rows`. Returns the rows still there: a row
+  // deleted since next() (a retention purge running beside the replay) is left out, and
+  // counted in `gone`. Throws sql::SQLException.
+  std::vector<ReplayRow> fetch_bodies(std::vector<ReplayRow> rows, size_t& gone);
+
  private:
-  // Appends the rows the filter keeps; returns how many the statement returned.
-  size_t read(sql::PreparedStatement& statement, std::vector<ReplayRow>& out);
-  size_t read_chunk(std::vector<ReplayRow>& out);
-  size_t read_ties(std::vector<ReplayRow>& out);
+  size_t read_keys(sql::PreparedStatement& statement, std::vector<ReplayRow>& out);
 
   MysqlSession& session_;
   claim_sql::Schema schema_;
   ReplayWindow window_;
-  std::optional<std::string> aggregate_type_;
   int batch_size_;
-  std::string select_chunk_;
-  std::string select_ties_;
   // The last row read: the next chunk starts after it.
   std::string after_time_;
   std::string after_id_;
