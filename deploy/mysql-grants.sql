@@ -12,6 +12,11 @@
 CREATE USER IF NOT EXISTS 'outbox_relay'@'%' IDENTIFIED BY 'change-me';
 GRANT SELECT, UPDATE ON `app`.`outbox_event` TO 'outbox_relay'@'%';
 GRANT SELECT ON `app`.`outbox_pause` TO 'outbox_relay'@'%';
+-- Optional: lets the relay's sessions log MINIMAL row images (relay.binlog_row_image), about a
+-- tenth of the binary log its updates write otherwise. Without it the relay keeps the server's
+-- image and says so once at start. One of, by server (the privilege names differ):
+--   MySQL:   GRANT SESSION_VARIABLES_ADMIN ON *.* TO 'outbox_relay'@'%';
+--   MariaDB: GRANT BINLOG ADMIN ON *.* TO 'outbox_relay'@'%';  (also lets it purge binary logs)
 
 -- The writer (the application): inserts each order and its outbox_event row in one
 -- transaction, and reads orders back by (tenant_id, request_id) to reconcile an unknown

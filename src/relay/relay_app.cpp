@@ -153,14 +153,36 @@ TransactionSettings transaction_settings(const RelayConfig& config,
   return settings;
 }
 
+// Said once per process, at the first claim session: whether the workers' updates log MINIMAL
+// row images (relay.binlog_row_image), and if the account may not set it, what to grant.
+void log_row_image_once(const MysqlSession& session) {
+  static std::once_flag said;
+  std::call_once(said, [&session] {
+    if (session.row_image_refusal().empty()) {
+      spdlog::info(
+          "binlog_row_image MINIMAL on the claim sessions: each update logs the row's key and "
+          "the columns it changed (relay.binlog_row_image)");
+    } else {
+      spdlog::warn(
+          "binlog_row_image stays the server's on the claim sessions, so each update logs the "
+          "whole row, payload included: {} (grant SESSION_VARIABLES_ADMIN on MySQL, BINLOG "
+          "ADMIN on MariaDB, or set relay.binlog_row_image: server to keep it quiet; "
+          "deploy/mysql-grants.sql)",
+          session.row_image_refusal());
+    }
+  });
+}
+
 ClaimStoreFactory store_factory(const RelayConfig& config,
                                 const std::shared_ptr<DueScanSchedule>& due_scans) {
   return [&config, due_scans]() -> Outcome<std::unique_ptr<ClaimStore>> {
     SessionSettings session_settings;
     session_settings.wait_timeout_seconds = claim_session_wait_timeout_seconds(config.relay.lease);
+    session_settings.minimal_row_image = config.relay.minimal_row_image;
     Outcome<std::unique_ptr<MysqlSession>> session =
         MysqlSession::open(config.mysql, session_settings);
     if (!session) return session.error();
+    if (config.relay.minimal_row_image) log_row_image_once(*session.value());
     ClaimPolicy policy;
     policy.schema = claim_schema(config);
     policy.ordering = config.relay.ordering;

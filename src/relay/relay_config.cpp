@@ -102,6 +102,8 @@ RelaySettings read_relay(YamlSection section) {
                                                 uint64_t{1} << 20, uint64_t{64} << 30);
   relay.max_events_per_second = static_cast<uint64_t>(section.integer(
       "max_events_per_second", static_cast<int64_t>(relay.max_events_per_second), 0, 10000000));
+  relay.minimal_row_image =
+      section.choice("binlog_row_image", "minimal", {"minimal", "server"}) == "minimal";
   section.reject_unknown_keys();
   return relay;
 }
@@ -273,6 +275,8 @@ std::string print_relay_config(const RelayConfig& config) {
   out << YAML::Key << "max_in_flight_bytes" << YAML::Value
       << format_byte_size(relay.max_in_flight_bytes);
   out << YAML::Key << "max_events_per_second" << YAML::Value << relay.max_events_per_second;
+  out << YAML::Key << "binlog_row_image" << YAML::Value
+      << (relay.minimal_row_image ? "minimal" : "server");
   out << YAML::EndMap;
 
   out << YAML::Key << "log" << YAML::Value;

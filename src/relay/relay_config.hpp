@@ -85,6 +85,12 @@ struct RelaySettings {
   // Events the process claims per second at most, all workers together (event_rate.hpp); 0 is
   // unlimited. SIGHUP may change it.
   uint64_t max_events_per_second = 0;
+  // relay.binlog_row_image: minimal (the default) sets binlog_row_image = MINIMAL on the
+  // workers' sessions where the account may (mysql_session.hpp): each claim, mark, park and
+  // wake then logs the row's key and the columns it changed, not the whole row with its
+  // payload before and after. server keeps the server's setting (for a CDC reader of the
+  // outbox table's updates that needs whole rows).
+  bool minimal_row_image = true;
 };
 
 // The longest a broker probe takes (the start-up wait's; a worker's while no broker answers

@@ -415,3 +415,40 @@ TEST_CASE("/readyz tells an unauthenticated client why, never where or as whom",
   CHECK(logged(relay, "zebra_unknown_user@127.0.0.1:" + std::to_string(db.endpoint().port) + "/" +
                           db.name()));
 }
+
+TEST_CASE(
+    "the claim sessions log MINIMAL row images where the account may and the server's when told",
+    "[operations][binlog]") {
+  TestDatabase db;
+  db.insert_events(20, "rowimage");
+  TestBroker broker;
+  // The sessions of this test's database whose binlog_row_image is `image`, as MySQL's
+  // performance_schema sees them (MariaDB has no view of another session's variables: there
+  // the relay's own line is the evidence, and bench/primary-cost.sh measures the log).
+  const auto sessions_with = [&db](const std::string& image) {
+    return std::stoll(db.scalar(
+        "SELECT COUNT(*) FROM performance_schema.variables_by_thread v JOIN "
+        "performance_schema.threads t USING (THREAD_ID) WHERE t.PROCESSLIST_DB = '" +
+        db.name() + "' AND v.VARIABLE_NAME = 'binlog_row_image' AND v.VARIABLE_VALUE = '" + image +
+        "'"));
+  };
+  {
+    outbox::test::RelayProcess relay(db, broker.bootstrap(), RelayTestConfig{});
+    REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 20; }));
+    CHECK(relay.count("binlog_row_image MINIMAL on the claim sessions") == 1);
+    if (db.on_mysql()) {
+      CHECK(sessions_with("MINIMAL") >= 2);  // one per worker (relay.workers: 2)
+    }
+    outbox::test::stop_gracefully(relay);
+  }
+  db.exec("UPDATE outbox_event SET status = 'PENDING', published_at = NULL, published_by = NULL");
+  RelayTestConfig settings;
+  settings.extra_relay_settings = "  binlog_row_image: server\n";
+  outbox::test::RelayProcess relay(db, broker.bootstrap(), settings);
+  REQUIRE(eventually([&] { return db.count("status = 'PUBLISHED'") == 20; }));
+  CHECK_FALSE(outbox::test::logged(relay, "binlog_row_image"));
+  if (db.on_mysql()) {
+    CHECK(sessions_with("MINIMAL") == 0);
+  }
+  outbox::test::stop_gracefully(relay);
+}

@@ -41,7 +41,19 @@ TEST_CASE("a minimal config gets production defaults", "[config]") {
   CHECK(config.relay.lease == std::chrono::seconds(60));
   CHECK(config.relay.poll_interval == std::chrono::milliseconds(25));
   CHECK(config.relay.poll_interval_max == std::chrono::milliseconds(500));
+  CHECK(config.relay.minimal_row_image);
   CHECK(config.log.level == "info");
+}
+
+TEST_CASE("relay.binlog_row_image is minimal or the server's and prints as read", "[config]") {
+  const Loaded server = load(kMinimal + "relay:\n  binlog_row_image: server\n");
+  REQUIRE(server.config);
+  CHECK_FALSE(server.config->relay.minimal_row_image);
+  CHECK(outbox::print_relay_config(*server.config).find("binlog_row_image: server") !=
+        std::string::npos);
+  const Loaded full = load(kMinimal + "relay:\n  binlog_row_image: full\n");
+  CHECK_FALSE(full.config);
+  CHECK(full.errors.find("relay.binlog_row_image: must be one of") != std::string::npos);
 }
 
 TEST_CASE("every key of the example config is read", "[config]") {

@@ -12,6 +12,9 @@ constexpr int kNoSuchTableError = 1146;
 // it whether or not the table exists, so for an optional table it means "not there for this
 // account" as 1146 does.
 constexpr int kTableAccessDeniedError = 1142;
+// ER_SPECIFIC_ACCESS_DENIED_ERROR: the statement needs a privilege the account lacks (SUPER,
+// SESSION_VARIABLES_ADMIN, BINLOG ADMIN, ...).
+constexpr int kSpecificAccessDeniedError = 1227;
 // ER_COLUMNACCESS_DENIED_ERROR: the same for a column, e.g. an upsert's UPDATE reading a column
 // the account may not SELECT.
 constexpr int kColumnAccessDeniedError = 1143;

@@ -150,6 +150,16 @@ Outcome<std::unique_ptr<MysqlSession>> MysqlSession::open(const MysqlEndpoint& e
       session->execute("SET SESSION wait_timeout = " +
                        std::to_string(settings.wait_timeout_seconds));
     }
+    if (settings.minimal_row_image) {
+      try {
+        session->execute("SET SESSION binlog_row_image = 'MINIMAL'");
+      } catch (const sql::SQLException& e) {
+        // ER_SPECIFIC_ACCESS_DENIED_ERROR: the account lacks the privilege. The session works
+        // as well with the server's image; only the binary log grows more.
+        if (e.getErrorCode() != kSpecificAccessDeniedError) throw;
+        session->row_image_refusal_ = describe_sql_error(e);
+      }
+    }
     session->connection().setAutoCommit(settings.autocommit);
     return session;
   } catch (const sql::SQLException& e) {

@@ -37,6 +37,11 @@ struct SessionSettings {
   // wait_timeout: how long the server keeps the session while the client sends nothing, in
   // or out of a transaction. 0 keeps the server's (8 hours by default).
   int wait_timeout_seconds = 0;
+  // binlog_row_image = MINIMAL for this session, where the account may set it (MySQL:
+  // SESSION_VARIABLES_ADMIN; MariaDB: BINLOG ADMIN): an UPDATE then logs the row's primary key
+  // and the columns it changed, not the whole row (payload included) twice. Where the account
+  // may not, the session keeps the server's image and says so (MysqlSession::row_image()).
+  bool minimal_row_image = false;
 };
 
 // One MySQL connection configured for this project's sessions: UTC time zone (so every
@@ -70,12 +75,16 @@ class MysqlSession {
   // What protects the session, for start-up lines: "TLSv1.3 TLS_AES_256_GCM_SHA384 (mode
   // verify_identity)" or "no TLS (mode disabled)".
   const std::string& tls() const { return tls_; }
+  // With SessionSettings::minimal_row_image: "" when the session logs MINIMAL row images, else
+  // why it keeps the server's (the server's refusal).
+  const std::string& row_image_refusal() const { return row_image_refusal_; }
 
  private:
   explicit MysqlSession(std::unique_ptr<sql::Connection> connection);
 
   std::unique_ptr<sql::Connection> connection_;
   std::string tls_;
+  std::string row_image_refusal_;
   std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements_;
 };
 
