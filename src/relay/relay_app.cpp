@@ -123,6 +123,7 @@ Readiness wait_for_broker(const RelayConfig& config, KafkaPublisher& publisher, 
 // How often each relay reads outbox_pause: an operator's pause or resume is obeyed by every
 // relay of a fleet within about this long. One primary-key read of a small table.
 constexpr std::chrono::seconds kPausePollInterval{1};
+constexpr std::chrono::seconds kPauseReadTimeout{3};
 
 // The longest the start waits for transactional producers to initialise; the ones not ready
 // by then initialise when a batch first needs them.
@@ -447,7 +448,13 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
                                              kTransactionsInitialiseTimeout);
 
   // Before the first claim: what an operator paused is held from the first event on.
-  PauseWatcher pause_watcher(config.mysql, claim_schema(config).table(), operator_pauses,
+  // Its statements are one primary-key read of a small table: a short read timeout bounds how
+  // long a server that stopped answering holds the watcher, and with it the exit, which joins
+  // it after the drain (with mysql.read_timeout, 30 s by default, past the drain's bound).
+  MysqlEndpoint watcher_endpoint = config.mysql;
+  watcher_endpoint.read_timeout =
+      std::min<Micros>(watcher_endpoint.read_timeout, kPauseReadTimeout);
+  PauseWatcher pause_watcher(watcher_endpoint, claim_schema(config).table(), operator_pauses,
                              kPausePollInterval);
   if (!pause_watcher.wait_until_known(stop.get_token())) {
     spdlog::info("stopped before start-up completed; nothing was claimed");
