@@ -198,7 +198,6 @@ int replay(CommandContext& context) {
     const std::string chunk_since = rows.front().created_at;
     order_versions_within_aggregates(rows);
     std::vector<ReplayRow> chosen;
-    std::vector<std::string> topics;
     for (ReplayRow& row : rows) {
       if (request.aggregate_type && row.event.aggregate_type != *request.aggregate_type) continue;
       Outcome<std::string> topic = router.route(row.event);
@@ -212,36 +211,19 @@ int replay(CommandContext& context) {
         continue;
       }
       if (request.topic && topic.value() != *request.topic) continue;
-      topics.push_back(std::move(topic).value());
+      row.topic = std::move(topic).value();
       chosen.push_back(std::move(row));
     }
-    if (producer && !chosen.empty()) {
-      // The bodies of the chosen rows only; fetch_bodies keeps their order and drops rows
-      // purged since the key read (their topics with them).
-      const size_t gone_before = tally.gone;
-      std::vector<std::string> chosen_ids;
-      chosen_ids.reserve(chosen.size());
-      for (const ReplayRow& row : chosen)
-        chosen_ids.push_back(row.event.event_id);
-      chosen = reader.fetch_bodies(std::move(chosen), tally.gone);
-      if (tally.gone != gone_before) {
-        std::vector<std::string> kept_topics;
-        size_t at = 0;
-        for (const ReplayRow& row : chosen) {
-          while (chosen_ids[at] != row.event.event_id)
-            ++at;
-          kept_topics.push_back(topics[at]);
-        }
-        topics = std::move(kept_topics);
-      }
-    }
-    for (size_t i = 0; i < chosen.size(); ++i) {
-      if (inversions.inverted(chosen[i].event)) ++tally.inversions;
-      ++tally.by_topic[topics[i]];
+    // The bodies of the chosen rows only; fetch_bodies keeps their order and drops rows
+    // purged since the key read.
+    if (producer && !chosen.empty()) chosen = reader.fetch_bodies(std::move(chosen), tally.gone);
+    for (const ReplayRow& row : chosen) {
+      if (inversions.inverted(row.event)) ++tally.inversions;
+      ++tally.by_topic[row.topic];
     }
     tally.events += static_cast<int64_t>(chosen.size());
     if (producer && !chosen.empty()) {
-      ChunkOutcome outcome = producer->send(chosen, topics);
+      ChunkOutcome outcome = producer->send(chosen);
       tally.delivered += static_cast<int64_t>(outcome.delivered);
       tally.failed_count += static_cast<int64_t>(outcome.failed.size());
       for (ReplayFailure& failure : outcome.failed)

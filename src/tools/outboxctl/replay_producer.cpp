@@ -129,8 +129,7 @@ void ReplayProducer::pace() {
   }
 }
 
-ChunkOutcome ReplayProducer::send(const std::vector<ReplayRow>& rows,
-                                  const std::vector<std::string>& topics) {
+ChunkOutcome ReplayProducer::send(const std::vector<ReplayRow>& rows) {
   ChunkOutcome outcome;
   // Each message's opaque points at its row's index (it lives until the last report).
   std::vector<size_t> indexes(rows.size());
@@ -154,7 +153,7 @@ ChunkOutcome ReplayProducer::send(const std::vector<ReplayRow>& rows,
     rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
     for (;;) {
       // Copied: the chunk's rows are freed once its reports are in.
-      error = produce_message(handle_.get(), topics[i], shape_.key(event), shape_.value(event),
+      error = produce_message(handle_.get(), rows[i].topic, shape_.key(event), shape_.value(event),
                               headers.get(), &indexes[i], RD_KAFKA_MSG_F_COPY);
       if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
       rd_kafka_poll(handle_.get(), static_cast<int>(kQueueFullPause.count()));

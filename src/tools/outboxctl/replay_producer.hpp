@@ -43,10 +43,10 @@ class ReplayProducer {
   // A metadata request answered: the brokers are reachable with these credentials.
   Status probe(std::chrono::milliseconds timeout);
 
-  // Publishes rows[i] to topics[i] in that order, paced, and waits for every delivery report
+  // Publishes each row to its topic in that order, paced, and waits for every delivery report
   // (each comes within message.timeout.ms). On one producer with idempotence, the messages of
   // a partition land in the order they were handed over.
-  ChunkOutcome send(const std::vector<ReplayRow>& rows, const std::vector<std::string>& topics);
+  ChunkOutcome send(const std::vector<ReplayRow>& rows);
 
   // Seconds spent waiting for the rate limit so far.
   double paced_seconds() const { return paced_seconds_; }

@@ -22,6 +22,7 @@ namespace outbox::ctl {
 struct ReplayRow {
   OutboxEvent event;       // the columns the relay's claim reads; payload after fetch_bodies()
   std::string created_at;  // as a key: "2026-12-06 10:00:00.123456"
+  std::string topic;       // where the relay routes it (set by the replay once routed)
 };
 
 class ReplayReader {
