@@ -9,20 +9,20 @@
 #include <vector>
 
 #include "dataset.hpp"
-#include "kafka_publisher.hpp"
-#include "mysql_claim_store.hpp"
+#include "lease_store/mysql_lease_store.hpp"
+#include "publish/kafka_publisher.hpp"
 
 namespace outbox::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<MysqlClaimStore> open_store(BenchContext& context, Ordering ordering) {
+std::unique_ptr<MysqlLeaseStore> open_store(BenchContext& context, Ordering ordering) {
   auto session = MysqlSession::open(context.db.endpoint(), SessionSettings{});
   if (!session) throw std::runtime_error(session.error().message);
   ClaimPolicy policy;
   policy.ordering = ordering;
-  return std::make_unique<MysqlClaimStore>(std::move(session).value(), std::move(policy));
+  return std::make_unique<MysqlLeaseStore>(std::move(session).value(), std::move(policy));
 }
 
 // A deadlock or lock wait timeout between the connections is part of the load: the relay
@@ -86,7 +86,7 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections, Order
       const std::lock_guard lock(failed_mutex);
       if (failed.empty()) failed = message;
     };
-    std::vector<std::unique_ptr<MysqlClaimStore>> stores;
+    std::vector<std::unique_ptr<MysqlLeaseStore>> stores;
     for (int c = 0; c < connections; ++c)
       stores.push_back(open_store(context, ordering));
     const auto started = Clock::now();
@@ -95,7 +95,7 @@ Figure measure_db_limit(BenchContext& context, int batch, int connections, Order
     for (int c = 0; c < connections; ++c) {
       threads.emplace_back([&, c] {
         const MysqlThreadScope scope;
-        MysqlClaimStore& store = *stores[static_cast<size_t>(c)];
+        MysqlLeaseStore& store = *stores[static_cast<size_t>(c)];
         uint64_t sequence = 0;
         while (Clock::now() < deadline) {
           const LeaseToken token("bench", c, ++sequence);

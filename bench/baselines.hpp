@@ -4,13 +4,13 @@
 #include <string>
 #include "bench_context.hpp"
 
-#include "claim_sql.hpp"
-#include "kafka_publisher.hpp"
+#include "lease_store/lease_sql.hpp"
+#include "publish/kafka_publisher.hpp"
 #include "stats.hpp"
 
 namespace outbox::bench {
 
-// L_db(N): the relay's exact claim and mark transactions (MysqlClaimStore, default policy)
+// L_db(N): the relay's exact claim and mark transactions (MysqlLeaseStore, default policy)
 // over preloaded PENDING rows, no broker: events/s with `connections` threads, each with
 // its own session, claiming batches of N and marking them. N = 500 drains a backlog as large
 // as the relay's drain, N = 100 half of it, N = 1 runs for baseline_seconds.

@@ -3,15 +3,15 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "claim_sql.hpp"
-#include "mysql_claim_store.hpp"
+#include "lease_store/lease_sql.hpp"
+#include "lease_store/mysql_lease_store.hpp"
 
 namespace outbox::bench {
 
 Figure measure_claim_latency(BenchContext& context) {
   auto session = MysqlSession::open(context.db.endpoint(), SessionSettings{});
   if (!session) throw std::runtime_error(session.error().message);
-  MysqlClaimStore store(std::move(session).value(), ClaimPolicy{});
+  MysqlLeaseStore store(std::move(session).value(), ClaimPolicy{});
   Figure latencies;
   for (int i = 0; i < context.sizes.claim_samples; ++i) {
     const LeaseToken token("bench-claim", 0, static_cast<uint64_t>(i + 1));
@@ -38,12 +38,12 @@ std::string explain_claim_queries(BenchContext& context) {
   };
   for (const auto& [name, sql] : std::vector<std::pair<std::string, std::string>>{
            {"pending scan",
-            claim_sql::select_pending(claim_sql::Schema(), Ordering::kPerAggregate)},
+            lease_sql::select_pending(lease_sql::Schema(), Ordering::kPerAggregate)},
            {"expired leases",
-            claim_sql::select_expired(claim_sql::Schema(), Ordering::kPerAggregate)},
-           {"retry due", claim_sql::select_retry_due(claim_sql::Schema(), Ordering::kPerAggregate)},
+            lease_sql::select_expired(lease_sql::Schema(), Ordering::kPerAggregate)},
+           {"retry due", lease_sql::select_retry_due(lease_sql::Schema(), Ordering::kPerAggregate)},
            {"blocked recheck",
-            claim_sql::select_blocked_due(claim_sql::Schema(), Ordering::kPerAggregate)}}) {
+            lease_sql::select_blocked_due(lease_sql::Schema(), Ordering::kPerAggregate)}}) {
     out += "#### " + name + "\n\n```\n";
     for (const auto& row : context.db.query(context.db.explain() + with_limit(sql))) {
       // id, select_type, table, type, possible_keys, key, key_len, ref, rows, Extra; MySQL

@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "baselines.hpp"
-#include "claim_sql.hpp"
 #include "dataset.hpp"
+#include "lease_store/lease_sql.hpp"
+#include "lease_store/table_columns.hpp"
 #include "mysql/mysql_error.hpp"
 #include "mysql/mysql_session.hpp"
 #include "process_usage.hpp"
-#include "table_columns.hpp"
 
 namespace outbox::bench {
 namespace {
@@ -29,7 +29,7 @@ using Clock = std::chrono::steady_clock;
 
 // The columns the relay's claim reads to build a message, payload included: the locked claim
 // has no second statement to fetch payloads, it reads them with the rows it locks.
-// `payload`: how the relay reads it on this server (claim_sql::Schema::payload_expression: as
+// `payload`: how the relay reads it on this server (lease_sql::Schema::payload_expression: as
 // text where MySQL types it JSON).
 std::string locked_scan(int batch, const std::string& payload) {
   return "SELECT event_id, aggregate_type, aggregate_id, event_type, event_version, " + payload +
@@ -43,7 +43,7 @@ std::string locked_scan(int batch, const std::string& payload) {
 std::string locked_mark(size_t ids) {
   return "UPDATE outbox_event SET status = 'PUBLISHED', published_at = CURRENT_TIMESTAMP(6),"
          " published_by = ? WHERE event_id IN (" +
-         claim_sql::placeholders(ids) + ") AND status = 'PENDING'";
+         lease_sql::placeholders(ids) + ") AND status = 'PENDING'";
 }
 
 // The payload expression for `session`'s server, read once per thread (each thread of a drain
@@ -52,7 +52,7 @@ const std::string& payload_expression(MysqlSession& session) {
   thread_local const MysqlSession* read_for = nullptr;
   thread_local std::string expression;
   if (read_for != &session) {
-    claim_sql::Schema schema;
+    lease_sql::Schema schema;
     schema.read_json_as_text(json_columns(session, schema.table_name()));
     expression = schema.payload_expression();
     read_for = &session;
@@ -79,8 +79,8 @@ std::vector<OutboxEvent> locked_rows(MysqlSession& session, int batch) {
 long mark_locked(MysqlSession& session, const std::vector<std::string>& ids,
                  const std::string& owner) {
   long marked = 0;
-  for (size_t begin = 0; begin < ids.size(); begin += claim_sql::kMaxIdList) {
-    const size_t count = std::min(claim_sql::kMaxIdList, ids.size() - begin);
+  for (size_t begin = 0; begin < ids.size(); begin += lease_sql::kMaxIdList) {
+    const size_t count = std::min(lease_sql::kMaxIdList, ids.size() - begin);
     sql::PreparedStatement& mark = session.prepare(locked_mark(count));
     mark.setString(1, owner);
     for (size_t i = 0; i < count; ++i)

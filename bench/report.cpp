@@ -30,7 +30,7 @@ void write_report(const SuiteResults& r, const BenchContext& context,
      << format_number(r.seconds) << " s.\n\n";
 
   md << "## Baselines (events/s)\n\n"
-        "L_db(N): the relay's claim + mark transactions (MysqlClaimStore, default policy), 2 "
+        "L_db(N): the relay's claim + mark transactions (MysqlLeaseStore, default policy), 2 "
         "connections (the default worker count), no broker; N = 500 drains a backlog as large as "
         "the relay's drain below, N = 100 half of it, N = 1 runs for a few seconds. L_k(N): the "
         "relay's publish path "

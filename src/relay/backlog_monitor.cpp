@@ -10,7 +10,7 @@
 namespace outbox {
 namespace {
 
-BacklogSnapshot query_backlog(MysqlSession& session, const claim_sql::Schema& schema,
+BacklogSnapshot query_backlog(MysqlSession& session, const lease_sql::Schema& schema,
                               Ordering ordering) {
   BacklogSnapshot snapshot;
   snapshot.valid = true;
@@ -54,7 +54,7 @@ BacklogSnapshot query_backlog(MysqlSession& session, const claim_sql::Schema& sc
 
 }  // namespace
 
-BacklogMonitor::BacklogMonitor(MysqlEndpoint endpoint, claim_sql::Schema schema, Micros interval,
+BacklogMonitor::BacklogMonitor(MysqlEndpoint endpoint, lease_sql::Schema schema, Micros interval,
                                Ordering ordering, HealthBoard& health)
     : endpoint_(std::move(endpoint)),
       schema_(std::move(schema)),

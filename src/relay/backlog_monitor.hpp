@@ -6,9 +6,9 @@
 #include <string>
 #include <thread>
 
-#include "claim_sql.hpp"
 #include "config/duration.hpp"
 #include "health_board.hpp"
+#include "lease_store/lease_sql.hpp"
 #include "mysql/mysql_endpoint.hpp"
 
 namespace outbox {
@@ -29,7 +29,7 @@ struct BacklogSnapshot {
 class BacklogMonitor {
  public:
   // `schema`: the outbox table to count (mysql.table).
-  BacklogMonitor(MysqlEndpoint endpoint, claim_sql::Schema schema, Micros interval,
+  BacklogMonitor(MysqlEndpoint endpoint, lease_sql::Schema schema, Micros interval,
                  Ordering ordering, HealthBoard& health);
   ~BacklogMonitor();
   BacklogMonitor(const BacklogMonitor&) = delete;
@@ -41,7 +41,7 @@ class BacklogMonitor {
   void run(const std::stop_token& stop);
 
   MysqlEndpoint endpoint_;
-  claim_sql::Schema schema_;
+  lease_sql::Schema schema_;
   Micros interval_;
   Ordering ordering_;
   HealthBoard& health_;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "claim_sql.hpp"
+#include "lease_store/lease_sql.hpp"
 
 namespace outbox::pause_sql {
 namespace {
@@ -27,7 +27,7 @@ std::string topic_prefix() {
   return std::string(kOperatorHoldPrefix) + kind_word(OperatorPause::Kind::kTopic) + " ";
 }
 
-constexpr size_t kWakeChunk = claim_sql::kMaxIdList;
+constexpr size_t kWakeChunk = lease_sql::kMaxIdList;
 
 }  // namespace
 
@@ -68,10 +68,10 @@ size_t wake_ended(MysqlSession& session, const std::string& outbox_table) {
     }
     if (ids.empty()) break;
     after = ids.back();
-    const size_t capacity = claim_sql::id_list_capacity(ids.size());
+    const size_t capacity = lease_sql::id_list_capacity(ids.size());
     sql::PreparedStatement& wake = session.prepare(
         "UPDATE " + outbox_table + " e SET e.next_attempt_at = CURRENT_TIMESTAMP(6) WHERE " +
-        kHeld + " AND e.event_id IN (" + claim_sql::placeholders(capacity) +
+        kHeld + " AND e.event_id IN (" + lease_sql::placeholders(capacity) +
         ") AND e.last_error LIKE CONCAT(?, '%') AND NOT " + held_now());
     uint32_t index = 1;
     for (size_t i = 0; i < capacity; ++i)

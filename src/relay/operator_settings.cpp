@@ -1,7 +1,7 @@
 #include "operator_settings.hpp"
 
-#include "claim_sql.hpp"
 #include "config/mysql_section.hpp"
+#include "lease_store/lease_sql.hpp"
 
 namespace outbox {
 namespace {
@@ -62,7 +62,7 @@ RetentionSettings read_retention_section(YamlSection section) {
   retention.consumed_after = optional_window(section, "consumed_after");
   retention.broker_redelivery_window = optional_window(section, "broker_redelivery_window");
   retention.batch_size = static_cast<int>(section.integer(
-      "batch_size", retention.batch_size, 1, static_cast<int64_t>(claim_sql::kMaxIdList)));
+      "batch_size", retention.batch_size, 1, static_cast<int64_t>(lease_sql::kMaxIdList)));
   for (const RetentionProblem& problem : retention_problems(retention)) {
     section.problem(problem.key.substr(problem.key.find('.') + 1), problem.what);
   }

@@ -17,7 +17,7 @@ struct OutboxEvent {
   std::string payload;  // the column's bytes as stored (JSON text, or binary)
   // LENGTH(payload): what the claim counted against the byte budget (payload_bytes column).
   uint64_t payload_bytes = 0;
-  // The message columns the claim read beyond these (claim_sql::Schema::message_columns():
+  // The message columns the claim read beyond these (lease_sql::Schema::message_columns():
   // kafka.key_column, header columns, traceparent / tracestate), in that order; nullopt for
   // NULL.
   std::vector<std::optional<std::string>> columns;

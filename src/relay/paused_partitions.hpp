@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "config/duration.hpp"
-#include "delivery.hpp"
+#include "publish/publisher.hpp"
 
 namespace outbox {
 

@@ -15,7 +15,7 @@ namespace outbox {
 // process and read by /readyz and /metrics.
 //
 // The outage gate: when a whole batch fails the cluster's way (not enough replicas, no leader,
-// timeouts: FailureDisposition::kTransient on every partition it touched) nothing is the
+// timeouts: FailureKind::kTransient on every partition it touched) nothing is the
 // events' fault. Their rows go back to PENDING with no attempt counted, and claiming more only
 // leases rows to wait out their delivery timeout, so the gate pauses claims: one worker at a
 // time claims a probe of a few events, at a growing interval, until a delivery gets through.

@@ -15,22 +15,22 @@
 #include "backlog_monitor.hpp"
 #include "backoff.hpp"
 #include "byte_budget.hpp"
-#include "claim_session_idle.hpp"
 #include "config/config_diagnostics.hpp"
 #include "config_reload.hpp"
 #include "health_board.hpp"
 #include "http_endpoint.hpp"
 #include "interruptible_sleep.hpp"
 #include "kafka/rdkafka_log_pump.hpp"
-#include "kafka_publisher.hpp"
-#include "lease_token.hpp"
+#include "lease_store/claim_session_idle.hpp"
+#include "lease_store/lease_token.hpp"
+#include "lease_store/mysql_lease_store.hpp"
 #include "metrics_exposition.hpp"
 #include "mysql/mysql_session.hpp"
-#include "mysql_claim_store.hpp"
 #include "operator_pauses.hpp"
 #include "pause_watcher.hpp"
 #include "paused_partitions.hpp"
 #include "progress_reporter.hpp"
+#include "publish/kafka_publisher.hpp"
 #include "publish_health.hpp"
 #include "signal_watcher.hpp"
 #include "startup_checks.hpp"
@@ -174,9 +174,9 @@ void log_row_image_once(const MysqlSession& session) {
   });
 }
 
-ClaimStoreFactory store_factory(const RelayConfig& config,
+LeaseStoreFactory store_factory(const RelayConfig& config,
                                 const std::shared_ptr<DueScanSchedule>& due_scans) {
-  return [&config, due_scans]() -> Outcome<std::unique_ptr<ClaimStore>> {
+  return [&config, due_scans]() -> Outcome<std::unique_ptr<LeaseStore>> {
     SessionSettings session_settings;
     session_settings.wait_timeout_seconds = claim_session_wait_timeout_seconds(config.relay.lease);
     session_settings.minimal_row_image = config.relay.minimal_row_image;
@@ -196,8 +196,8 @@ ClaimStoreFactory store_factory(const RelayConfig& config,
     policy.retry_backoff_initial = config.relay.retry_backoff_initial;
     policy.retry_backoff_max = config.relay.retry_backoff_max;
     policy.max_lease_expiries = config.relay.max_lease_expiries;
-    return std::unique_ptr<ClaimStore>(
-        std::make_unique<MysqlClaimStore>(std::move(session).value(), policy));
+    return std::unique_ptr<LeaseStore>(
+        std::make_unique<MysqlLeaseStore>(std::move(session).value(), policy));
   };
 }
 
@@ -460,7 +460,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     spdlog::info("stopped before start-up completed; nothing was claimed");
     return 0;
   }
-  const ClaimStoreFactory open_store =
+  const LeaseStoreFactory open_store =
       store_factory(config, std::make_shared<DueScanSchedule>(config.relay.reclaim_interval));
   health.set_started();
   std::vector<std::jthread> workers;

@@ -8,10 +8,10 @@
 #include "config/mysql_section.hpp"
 #include "http_endpoint.hpp"
 #include "kafka/rdkafka_handles.hpp"
-#include "lease_token.hpp"
+#include "lease_store/lease_token.hpp"
 #include "mysql/sql_identifier.hpp"
-#include "producer_config.hpp"
-#include "topic_router.hpp"
+#include "publish/producer_config.hpp"
+#include "publish/topic_router.hpp"
 
 namespace outbox {
 namespace {
@@ -215,20 +215,12 @@ std::string ordering_name(const RelaySettings& relay) {
   return relay.transactional ? "transactional" : "per_aggregate";
 }
 
-claim_sql::Schema claim_schema(const RelayConfig& config) {
+lease_sql::Schema claim_schema(const RelayConfig& config) {
   // Both were validated as plain identifiers when the config was loaded.
   std::vector<SqlIdentifier> columns;
   for (const std::string& column : message_columns(config.kafka.message))
     columns.push_back(SqlIdentifier::parse(column).value());
   return {SqlIdentifier::parse(config.outbox_table).value(), columns};
-}
-
-TopicRouter topic_router(const KafkaSettings& kafka) {
-  std::map<std::string, TopicTemplate> overrides;
-  for (const ScalarAt& entry : kafka.topics) {
-    overrides.emplace(entry.key, TopicTemplate::parse(entry.value).value());
-  }
-  return {TopicTemplate::parse(kafka.topic).value(), std::move(overrides)};
 }
 
 std::string print_relay_config(const RelayConfig& config) {

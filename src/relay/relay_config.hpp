@@ -4,30 +4,21 @@
 #include <string>
 #include <vector>
 
-#include "claim_sql.hpp"
 #include "config/config_diagnostics.hpp"
 #include "config/duration.hpp"
 #include "config/env_substitution.hpp"
 #include "config/log_section.hpp"
 #include "config/yaml_section.hpp"
 #include "kafka/kafka_properties.hpp"
-#include "message_settings.hpp"
+#include "lease_store/lease_sql.hpp"
 #include "mysql/mysql_endpoint.hpp"
 #include "mysql/sql_identifier.hpp"
 #include "operator_settings.hpp"
-#include "topic_router.hpp"
+#include "publish/kafka_settings.hpp"
+#include "publish/message_settings.hpp"
+#include "publish/topic_router.hpp"
 
 namespace outbox {
-
-// kafka.*: where to publish and the producer's librdkafka properties.
-struct KafkaSettings {
-  std::string bootstrap_servers;
-  std::string topic = "outbox.{aggregate_type}";  // template over the row; default by profile
-  std::vector<ScalarAt> topics;                   // aggregate_type -> template
-  std::vector<ScalarAt> properties;               // handed to librdkafka verbatim
-  std::vector<KafkaPropertyFile> property_files;  // ... each as its file's content
-  MessageSettings message;                        // profile, headers, tombstones
-};
 
 // relay.chain_length's default when an aggregate's versions go together (ordering:
 // transactional, or per_aggregate with pipelined chains): as many versions as the batch has
@@ -137,11 +128,7 @@ std::optional<RelayConfig> load_outboxctl_config(const std::string& file, const 
                                                  ConfigDiagnostics& diagnostics);
 
 // The table and message columns every claim statement is built for.
-claim_sql::Schema claim_schema(const RelayConfig& config);
-
-// kafka.topic and kafka.topics as the relay routes by them (validated when the config was
-// loaded).
-TopicRouter topic_router(const KafkaSettings& kafka);
+lease_sql::Schema claim_schema(const RelayConfig& config);
 
 // The effective config as YAML with secrets shown as *****.
 std::string print_relay_config(const RelayConfig& config);

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "client_statistics.hpp"
+#include "publish/client_statistics.hpp"
 
 namespace outbox {
 

@@ -1,6 +1,6 @@
 #include "settlement.hpp"
 
-#include "failure_policy.hpp"
+#include "publish/failure_kind.hpp"
 
 #include <set>
 #include <utility>
@@ -32,16 +32,16 @@ SettlementPlan classify_deliveries(const std::vector<DeliveryOutcome>& outcomes)
     }
     plan.unconfirmed.push_back(i);
     switch (classify_failure(outcome.error_code)) {
-      case FailureDisposition::kNotAttempted:
+      case FailureKind::kNotAttempted:
         plan.released.push_back(i);
         break;
-      case FailureDisposition::kPermanent:
+      case FailureKind::kPermanent:
         plan.failures[PublishFailure{true, outcome.error}].push_back(i);
         break;
-      case FailureDisposition::kUnknownTopic:
+      case FailureKind::kUnknownTopic:
         plan.unknown_topic.push_back(i);
         break;
-      case FailureDisposition::kTransient:
+      case FailureKind::kTransient:
         if (others_delivered(outcome)) {
           plan.failures[PublishFailure{false, outcome.error}].push_back(i);
         } else {

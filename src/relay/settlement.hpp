@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "claim_store.hpp"
 #include "config/duration.hpp"
-#include "delivery.hpp"
+#include "lease_store/lease_store.hpp"
 #include "outcome.hpp"
+#include "publish/publisher.hpp"
 
 namespace outbox {
 
@@ -22,7 +22,7 @@ namespace outbox {
 struct SettlementPlan {
   std::vector<size_t> delivered;    // confirmed with acks=all: mark PUBLISHED
   std::vector<size_t> unconfirmed;  // every other event, for the summary
-  // The relay's own doing (FailureDisposition::kNotAttempted: purged at a drain, producer
+  // The relay's own doing (FailureKind::kNotAttempted: purged at a drain, producer
   // replaced, out of queue or of time to enqueue): back to PENDING, no attempt counted.
   std::vector<size_t> released;
   // The cluster's trouble (kTransient) on a partition where no event of this batch was

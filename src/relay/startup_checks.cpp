@@ -7,8 +7,8 @@
 #include <cctype>
 
 #include "config/config_diagnostics.hpp"
+#include "lease_store/table_columns.hpp"
 #include "mysql/mysql_error.hpp"
-#include "table_columns.hpp"
 
 namespace outbox {
 namespace {
@@ -97,7 +97,7 @@ std::string unknown_statuses(MysqlSession& session, const std::string& table) {
 }  // namespace
 
 CheckResult check_database(MysqlSession& session, const SchemaExpectation& expected) {
-  claim_sql::Schema schema = expected.schema;
+  lease_sql::Schema schema = expected.schema;
   try {
     TransactionScope transaction(session);
     std::unique_ptr<sql::ResultSet> server(
@@ -125,9 +125,9 @@ CheckResult check_database(MysqlSession& session, const SchemaExpectation& expec
     }
     const std::vector<std::string> json = json_columns(session, schema.table_name());
     schema.read_json_as_text(json);
-    for (const std::string& scan : {claim_sql::select_pending(schema, Ordering::kPerAggregate),
-                                    claim_sql::select_expired(schema, Ordering::kPerAggregate),
-                                    claim_sql::select_retry_due(schema, Ordering::kPerAggregate)}) {
+    for (const std::string& scan : {lease_sql::select_pending(schema, Ordering::kPerAggregate),
+                                    lease_sql::select_expired(schema, Ordering::kPerAggregate),
+                                    lease_sql::select_retry_due(schema, Ordering::kPerAggregate)}) {
       sql::PreparedStatement& statement = session.prepare(scan);
       statement.setUInt64(1, 0);
       std::unique_ptr<sql::ResultSet> rows(statement.executeQuery());

@@ -4,9 +4,9 @@
 #include <utility>
 #include <vector>
 
-#include "claim_sql.hpp"
-#include "message_settings.hpp"
+#include "lease_store/lease_sql.hpp"
 #include "mysql/mysql_session.hpp"
+#include "publish/message_settings.hpp"
 
 namespace outbox {
 
@@ -30,7 +30,7 @@ struct CheckResult {
 
 // The live outbox table against what the configuration asks of it.
 struct SchemaExpectation {
-  claim_sql::Schema schema;        // mysql.table and the message columns
+  lease_sql::Schema schema;        // mysql.table and the message columns
   std::vector<ColumnUse> columns;  // every column the config names, with its key and line
   std::string config_file;         // for "FILE:LINE: key: what" messages
 };

@@ -3,11 +3,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "chained_deliveries.hpp"
-#include "claim_session_idle.hpp"
 #include "health_board.hpp"
 #include "interruptible_sleep.hpp"
-#include "unsent_batch.hpp"
+#include "lease_store/claim_session_idle.hpp"
+#include "publish/chained_deliveries.hpp"
+#include "publish/unsent_batch.hpp"
 #include "worker_log.hpp"
 
 namespace outbox {
@@ -21,7 +21,7 @@ double seconds_since(steady_clock::time_point start) {
 
 }  // namespace
 
-Worker::Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShared shared)
+Worker::Worker(WorkerSettings settings, LeaseStoreFactory open_store, WorkerShared shared)
     : settings_(std::move(settings)),
       open_store_(std::move(open_store)),
       publisher_(shared.publisher),
@@ -44,7 +44,7 @@ bool Worker::ensure_store() {
   // Replaced quietly when only idle: the server may have ended it (claim_session_idle.hpp).
   const bool was_connected = store_ != nullptr && store_->known_broken();
   store_.reset();
-  Outcome<std::unique_ptr<ClaimStore>> opened = open_store_();
+  Outcome<std::unique_ptr<LeaseStore>> opened = open_store_();
   if (!opened) {
     ++stats_.db_errors;
     spdlog::warn("worker {}: {}", settings_.index, opened.error().message);
@@ -58,7 +58,7 @@ bool Worker::ensure_store() {
   return true;
 }
 
-ClaimStore& Worker::used_store() {
+LeaseStore& Worker::used_store() {
   store_used_at_ = steady_clock::now();
   return *store_;
 }

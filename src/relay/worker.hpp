@@ -12,12 +12,12 @@
 
 #include "backoff.hpp"
 #include "byte_budget.hpp"
-#include "claim_store.hpp"
-#include "delivery.hpp"
 #include "event_rate.hpp"
+#include "lease_store/lease_store.hpp"
 #include "operator_pauses.hpp"
 #include "paused_partitions.hpp"
 #include "poll_schedule.hpp"
+#include "publish/publisher.hpp"
 #include "publish_health.hpp"
 #include "relay_stats.hpp"
 #include "settlement.hpp"
@@ -45,8 +45,8 @@ struct WorkerSettings {
   bool transactional = false;
 };
 
-// Opens a fresh ClaimStore (a new DB session) after a connection failure.
-using ClaimStoreFactory = std::function<Outcome<std::unique_ptr<ClaimStore>>()>;
+// Opens a fresh LeaseStore (a new DB session) after a connection failure.
+using LeaseStoreFactory = std::function<Outcome<std::unique_ptr<LeaseStore>>()>;
 
 // When a drain must end: set once a stop was requested; until then time_point::max().
 class DrainDeadline {
@@ -95,7 +95,7 @@ inline constexpr std::chrono::seconds kLeaseMargin{2};
 // settlement (classify -> apply -> report, settlement.hpp) in worker_settlement.cpp.
 class Worker {
  public:
-  Worker(WorkerSettings settings, ClaimStoreFactory open_store, WorkerShared shared);
+  Worker(WorkerSettings settings, LeaseStoreFactory open_store, WorkerShared shared);
 
   void run(const std::stop_token& stop);
 
@@ -122,7 +122,7 @@ class Worker {
   // for half the lease, then a new one. False (and said why) while none can be opened.
   bool ensure_store();
   // store_, after ensure_store(), for a statement now (it notes the use).
-  ClaimStore& used_store();
+  LeaseStore& used_store();
 
   // The claim side (worker.cpp).
   void take_step(Step step, const ClaimAttempt& attempt, const std::stop_token& stop);
@@ -185,10 +185,10 @@ class Worker {
   // reopening the store between attempts.
   template <typename Op>
   auto retry_until(std::chrono::steady_clock::time_point until, const char* what, Op op)
-      -> decltype(op(std::declval<ClaimStore&>()));
+      -> decltype(op(std::declval<LeaseStore&>()));
 
   WorkerSettings settings_;
-  ClaimStoreFactory open_store_;
+  LeaseStoreFactory open_store_;
   Publisher& publisher_;
   RelayStats& stats_;
   const DrainDeadline& drain_;
@@ -204,7 +204,7 @@ class Worker {
   size_t claimed_events_ = 0;
   int empty_streak_ = 0;
   std::chrono::steady_clock::time_point streak_started_{};
-  std::unique_ptr<ClaimStore> store_;
+  std::unique_ptr<LeaseStore> store_;
   // When store_ last ran a statement (used_store()): a session idle for half the lease is
   // replaced before its next use (claim_session_idle.hpp).
   std::chrono::steady_clock::time_point store_used_at_{};

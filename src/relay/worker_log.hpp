@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "delivery.hpp"
+#include "publish/publisher.hpp"
 
 namespace outbox {
 

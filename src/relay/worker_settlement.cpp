@@ -170,7 +170,7 @@ void Worker::report_deliveries(const InFlightBatch& batch, const SettlementPlan&
 
 template <typename Op>
 auto Worker::retry_until(steady_clock::time_point until, const char* what, Op op)
-    -> decltype(op(std::declval<ClaimStore&>())) {
+    -> decltype(op(std::declval<LeaseStore&>())) {
   Backoff backoff(settings_.backoff_initial, settings_.backoff_max);
   bool tried_a_new_session = false;
   for (;;) {
@@ -218,7 +218,7 @@ AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan
     std::vector<std::string> ids = ids_at(events, plan.delivered);
     Outcome<MarkResult> marked =
         retry_until(batch.lease_ends, "mark published",
-                    [&](ClaimStore& store) { return store.mark_published(token, ids); });
+                    [&](LeaseStore& store) { return store.mark_published(token, ids); });
     if (marked) wake_successors(ids);
     applied.mark.emplace(AppliedWrite<MarkResult>{std::move(ids), std::move(marked)});
   }
@@ -227,7 +227,7 @@ AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan
     for (std::string& id : ids_at(events, plan.outage))
       ids.push_back(std::move(id));
     Outcome<LeaseUpdateResult> released = retry_until(
-        batch.lease_ends, "release", [&](ClaimStore& store) { return store.release(token, ids); });
+        batch.lease_ends, "release", [&](LeaseStore& store) { return store.release(token, ids); });
     applied.release.emplace(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(released)});
   }
   if (!plan.deferred.empty()) {
@@ -236,7 +236,7 @@ AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan
     const std::string error = first.error + " (topic " + first.topic + " not known yet)";
     Outcome<LeaseUpdateResult> deferred = retry_until(
         batch.lease_ends, "defer",
-        [&](ClaimStore& store) { return store.defer(token, ids, plan.defer_for, error); });
+        [&](LeaseStore& store) { return store.defer(token, ids, plan.defer_for, error); });
     applied.deferral.emplace(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(deferred)});
   }
   for (const auto& [destination, indices] : plan.held) {
@@ -247,7 +247,7 @@ AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan
     const Micros recheck = holds_.recheck_for(destination, steady_clock::now());
     Outcome<LeaseUpdateResult> held =
         retry_until(batch.lease_ends, "hold for a paused partition",
-                    [&](ClaimStore& store) { return store.defer(token, ids, recheck, error); });
+                    [&](LeaseStore& store) { return store.defer(token, ids, recheck, error); });
     applied.held.push_back(AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(held)});
   }
   for (const auto& [stored, indices] : plan.failures) {
@@ -255,7 +255,7 @@ AppliedSettlement Worker::apply(const InFlightBatch& batch, const SettlementPlan
     const PublishFailure& failure = stored;  // clang before 16 cannot capture a structured binding
     Outcome<LeaseUpdateResult> recorded =
         retry_until(batch.lease_ends, "record failure",
-                    [&](ClaimStore& store) { return store.record_failure(token, ids, failure); });
+                    [&](LeaseStore& store) { return store.record_failure(token, ids, failure); });
     applied.failures.push_back(
         AppliedWrite<LeaseUpdateResult>{std::move(ids), std::move(recorded)});
   }

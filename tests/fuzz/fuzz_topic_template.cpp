@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kafka/topic_name.hpp"
-#include "topic_router.hpp"
+#include "publish/topic_router.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider input(data, size);

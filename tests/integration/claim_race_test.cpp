@@ -12,14 +12,14 @@
 #include <thread>
 #include <vector>
 
+#include "lease_store/mysql_lease_store.hpp"
 #include "mysql/mysql_session.hpp"
-#include "mysql_claim_store.hpp"
 #include "outcome_printing.hpp"
 #include "test_database.hpp"
 #include "test_session.hpp"
 
 using outbox::LeaseToken;
-using outbox::MysqlClaimStore;
+using outbox::MysqlLeaseStore;
 using outbox::test::open_session;
 using outbox::test::TestDatabase;
 using namespace std::chrono_literals;
@@ -90,8 +90,8 @@ TEST_CASE("ordered claims take a version pair committed during their scan in ord
   // The writer: each aggregate's two versions in one INSERT and commit, as fast as it goes.
   // Sessions open here: open_session() fails the test through Catch, which is for this thread.
   std::unique_ptr<outbox::MysqlSession> session = open_session(db);
-  MysqlClaimStore store_a(open_session(db), policy);
-  MysqlClaimStore store_b(open_session(db), policy);
+  MysqlLeaseStore store_a(open_session(db), policy);
+  MysqlLeaseStore store_b(open_session(db), policy);
   std::atomic<bool> claimer_failed{false};
   std::jthread writer([&] {
     const outbox::MysqlThreadScope thread_mysql;
@@ -121,7 +121,7 @@ TEST_CASE("ordered claims take a version pair committed during their scan in ord
   // retried.
   std::atomic<long long> statement_errors{0};
   // Two relays claiming, marking and waking as fast as they can, until every event is marked.
-  const auto relay = [&](const std::string& name, MysqlClaimStore& store) {
+  const auto relay = [&](const std::string& name, MysqlLeaseStore& store) {
     const outbox::MysqlThreadScope thread_mysql;
     try {
       // A hang guard, not a speed bound: fails only when nothing was claimed for a minute.

@@ -1,17 +1,17 @@
-// MysqlClaimStore against a real MariaDB: what each transaction does to the rows, checked
+// MysqlLeaseStore against a real MariaDB: what each transaction does to the rows, checked
 // with the mariadb CLI, and that every claim scan is served by its index in read order.
 #include <catch2/catch.hpp>
 
-#include "claim_sql.hpp"
 #include "harness/sequence_rows.hpp"
+#include "lease_store/lease_sql.hpp"
+#include "lease_store/mysql_lease_store.hpp"
 #include "mysql/mysql_session.hpp"
-#include "mysql_claim_store.hpp"
 #include "outcome_printing.hpp"
 #include "test_database.hpp"
 #include "test_session.hpp"
 
 using outbox::LeaseToken;
-using outbox::MysqlClaimStore;
+using outbox::MysqlLeaseStore;
 using outbox::test::event_id;
 using outbox::test::open_session;
 using outbox::test::TestDatabase;
@@ -30,8 +30,8 @@ outbox::ClaimPolicy policy(outbox::Ordering ordering = outbox::Ordering::kNone,
   return p;
 }
 
-MysqlClaimStore open_store(const TestDatabase& db, outbox::ClaimPolicy p = policy()) {
-  return MysqlClaimStore(open_session(db), p);
+MysqlLeaseStore open_store(const TestDatabase& db, outbox::ClaimPolicy p = policy()) {
+  return MysqlLeaseStore(open_session(db), p);
 }
 
 std::vector<std::string> ids_of(const outbox::ClaimedBatch& batch) {
@@ -67,7 +67,7 @@ TEST_CASE("claim leases the oldest pending rows to one token on the database clo
           "[claim-store]") {
   TestDatabase db;
   db.insert_events(10, "claim");
-  MysqlClaimStore store = open_store(db);
+  MysqlLeaseStore store = open_store(db);
   const LeaseToken token("relay-a", 0, 1);
   auto batch = store.claim(token, 4, 30s);
   REQUIRE(batch);
@@ -98,7 +98,7 @@ TEST_CASE("claims skip rows another session holds locked", "[claim-store]") {
   holder->execute(
       "SELECT event_id FROM outbox_event WHERE status = 'PENDING' ORDER BY created_at, event_id "
       "LIMIT 3 FOR UPDATE");
-  MysqlClaimStore store = open_store(db);
+  MysqlLeaseStore store = open_store(db);
   auto batch = store.claim(LeaseToken("relay-b", 0, 1), 5, 30s);
   REQUIRE(batch);
   CHECK(ids_of(batch.value()) == std::vector<std::string>{event_id("skip", 4), event_id("skip", 5),
@@ -110,8 +110,8 @@ TEST_CASE("an expired lease is reclaimed and the old owner can then mark nothing
           "[claim-store]") {
   TestDatabase db;
   db.insert_events(3, "lease");
-  MysqlClaimStore old_owner = open_store(db);
-  MysqlClaimStore new_owner = open_store(db, policy(outbox::Ordering::kNone, 10ms));
+  MysqlLeaseStore old_owner = open_store(db);
+  MysqlLeaseStore new_owner = open_store(db, policy(outbox::Ordering::kNone, 10ms));
   const LeaseToken stale("relay-old", 0, 7);
   const LeaseToken fresh("relay-new", 1, 1);
   auto first = old_owner.claim(stale, 10, 30s);
@@ -148,7 +148,7 @@ TEST_CASE("a mark repeated after an unknown commit outcome is not reported as lo
           "[claim-store]") {
   TestDatabase db;
   db.insert_events(2, "again");
-  MysqlClaimStore store = open_store(db);
+  MysqlLeaseStore store = open_store(db);
   const LeaseToken token("relay-a", 0, 1);
   auto batch = store.claim(token, 10, 30s);
   REQUIRE(batch);
@@ -162,7 +162,7 @@ TEST_CASE("a mark repeated after an unknown commit outcome is not reported as lo
 TEST_CASE("release puts unconfirmed rows back to PENDING, only under the lease", "[claim-store]") {
   TestDatabase db;
   db.insert_events(4, "rel");
-  MysqlClaimStore store = open_store(db);
+  MysqlLeaseStore store = open_store(db);
   const LeaseToken token("relay-a", 0, 1);
   auto batch = store.claim(token, 10, 30s);
   REQUIRE(batch);
@@ -179,7 +179,7 @@ TEST_CASE("release puts unconfirmed rows back to PENDING, only under the lease",
 TEST_CASE("batches larger than one id list are chunked", "[claim-store]") {
   TestDatabase db;
   db.insert_events(2500, "big");
-  MysqlClaimStore store = open_store(db);
+  MysqlLeaseStore store = open_store(db);
   const LeaseToken token("relay-a", 0, 1);
   auto batch = store.claim(token, 2500, 30s);
   REQUIRE(batch);
@@ -209,7 +209,7 @@ TEST_CASE("in ordered mode only the oldest unpublished event of an aggregate is 
     }
     return out;
   };
-  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
+  MysqlLeaseStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
   const LeaseToken first_token("relay-a", 0, 1);
   auto first = store.claim(first_token, 10, 30s);
   REQUIRE(first);
@@ -253,7 +253,7 @@ TEST_CASE("in ordered mode only the oldest unpublished event of an aggregate is 
   db.exec(
       "UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP(6) - INTERVAL 1 SECOND "
       "WHERE status = 'BLOCKED'");
-  MysqlClaimStore rechecking = open_store(db, policy(outbox::Ordering::kPerAggregate, 1ms));
+  MysqlLeaseStore rechecking = open_store(db, policy(outbox::Ordering::kPerAggregate, 1ms));
   auto fourth = rechecking.claim(LeaseToken("relay-b", 0, 1), 10, 30s);
   REQUIRE(fourth);
   CHECK(versions_of(fourth.value()) == std::vector<std::string>{"agg-0 v2"});
@@ -265,7 +265,7 @@ TEST_CASE("in ordered mode a row behind its aggregate's event in flight is left 
           "[claim-store][ordering]") {
   TestDatabase db;
   insert_interleaved(db, "wai-", 3, 3);
-  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
+  MysqlLeaseStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
   const LeaseToken heads("relay-a", 0, 1);
   auto first = store.claim(heads, 3, 30s);  // the window holds the three v1 only
   REQUIRE(first);
@@ -305,7 +305,7 @@ TEST_CASE("in ordered mode rows left waiting take at most half of a claim's wind
   TestDatabase db;
   // 4 aggregates x 2 versions, every v1 before every v2.
   insert_interleaved(db, "hlf-", 4, 2);
-  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
+  MysqlLeaseStore store = open_store(db, policy(outbox::Ordering::kPerAggregate, 1h));
   auto heads = store.claim(LeaseToken("relay-a", 0, 1), 4, 30s);
   REQUIRE(heads);
   REQUIRE(heads.value().events.size() == 4);
@@ -333,7 +333,7 @@ TEST_CASE("in ordered mode with chains a claim takes the versions right behind e
   insert_interleaved(db, "chn-", 3, 5);
   outbox::ClaimPolicy chained = policy(outbox::Ordering::kPerAggregate, 1h);
   chained.chain_length = 3;
-  MysqlClaimStore store = open_store(db, chained);
+  MysqlLeaseStore store = open_store(db, chained);
   // agg-2 v2 is RETRY (a failure that counted an attempt): agg-2's chain ends before it.
   db.exec(
       "UPDATE outbox_event SET status = 'RETRY', next_attempt_at = CURRENT_TIMESTAMP(6) + "
@@ -382,7 +382,7 @@ TEST_CASE("with chains a published head wakes the BLOCKED versions behind its su
   db.exec("UPDATE outbox_event SET status = 'RETRY' WHERE event_id = '" + id_of(5) + "'");
   outbox::ClaimPolicy chained = policy(outbox::Ordering::kPerAggregate, 1h);
   chained.chain_length = 2;
-  MysqlClaimStore store = open_store(db, chained);
+  MysqlLeaseStore store = open_store(db, chained);
   // v2, the head now, and the run of BLOCKED versions behind it, at most chain_length: v3, v4.
   auto woken = store.wake_successors({id_of(1)});
   REQUIRE(woken);
@@ -404,7 +404,7 @@ TEST_CASE("with chains a published head wakes the BLOCKED versions behind its su
       "UPDATE outbox_event SET status = 'BLOCKED', lease_owner = NULL, lease_until = NULL "
       "WHERE event_version BETWEEN 2 AND 4");
   chained.chain_length = 5;
-  MysqlClaimStore longer = open_store(db, chained);
+  MysqlLeaseStore longer = open_store(db, chained);
   woken = longer.wake_successors({id_of(1)});
   REQUIRE(woken);
   CHECK(woken.value() == 3);
@@ -419,7 +419,7 @@ TEST_CASE("chains longer than the batch still leave room: the scan takes few hea
   // ordering: transactional's default: as long as the batch has room for.
   outbox::ClaimPolicy chained = policy(outbox::Ordering::kPerAggregate, 1h);
   chained.chain_length = 1000;
-  MysqlClaimStore store = open_store(db, chained);
+  MysqlLeaseStore store = open_store(db, chained);
   // The first claim knows nothing of the backlog: a window of heads, no room for chains.
   auto first = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s);
   REQUIRE(first);
@@ -448,7 +448,7 @@ TEST_CASE("in ordered mode a chain stops short of a row another claim holds, nev
   outbox::TransactionScope held(*holder);
   holder->execute("SELECT event_id FROM outbox_event WHERE event_id = '" +
                   event_id_of(db, "agg-0", 3) + "' FOR UPDATE");
-  MysqlClaimStore store = open_store(db, chained);
+  MysqlLeaseStore store = open_store(db, chained);
   auto claimed = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s);
   REQUIRE(claimed);
   CHECK(ids_of(claimed.value()) == std::vector<std::string>{event_id_of(db, "agg-0", 1)});
@@ -462,7 +462,7 @@ TEST_CASE("without ordering, due BLOCKED rows (left by an ordered relay) are wok
   TestDatabase db;
   db.insert_events(3, "left");
   db.exec("UPDATE outbox_event SET status = 'BLOCKED', next_attempt_at = CURRENT_TIMESTAMP(6)");
-  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kNone, 1ms));
+  MysqlLeaseStore store = open_store(db, policy(outbox::Ordering::kNone, 1ms));
   auto claimed = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s);
   REQUIRE(claimed);
   CHECK(claimed.value().events.size() == 3);
@@ -472,7 +472,7 @@ TEST_CASE("a retriable failure backs off on the database clock, then parks as FA
           "[claim-store][failure]") {
   TestDatabase db;
   db.insert_events(2, "retry");
-  MysqlClaimStore store = open_store(db, policy(outbox::Ordering::kNone, 1ms));
+  MysqlLeaseStore store = open_store(db, policy(outbox::Ordering::kNone, 1ms));
   const std::string id = event_id("retry", 1);
   const outbox::PublishFailure timeout{false, "_MSG_TIMED_OUT: Local: Message timed out"};
   for (int attempt = 1; attempt <= 3; ++attempt) {
@@ -520,7 +520,7 @@ TEST_CASE("a permanent failure parks the row as FAILED at once and long errors a
           "[claim-store][failure]") {
   TestDatabase db;
   db.insert_events(1, "perm");
-  MysqlClaimStore store = open_store(db);
+  MysqlLeaseStore store = open_store(db);
   const LeaseToken token("relay-a", 0, 1);
   REQUIRE(store.claim(token, 1, 30s));
   auto recorded = store.record_failure(token, {event_id("perm", 1)},
@@ -564,21 +564,21 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
   using outbox::Ordering;
   for (const auto& [scan, index] : std::vector<std::pair<std::string, std::string>>{
            {with_limit(
-                outbox::claim_sql::select_pending(outbox::claim_sql::Schema(), Ordering::kNone)),
+                outbox::lease_sql::select_pending(outbox::lease_sql::Schema(), Ordering::kNone)),
             "idx_outbox_pending"},
-           {with_limit(outbox::claim_sql::select_pending(outbox::claim_sql::Schema(),
+           {with_limit(outbox::lease_sql::select_pending(outbox::lease_sql::Schema(),
                                                          Ordering::kPerAggregate)),
             "idx_outbox_pending"},
-           {with_limit(outbox::claim_sql::select_pending(outbox::claim_sql::Schema(),
+           {with_limit(outbox::lease_sql::select_pending(outbox::lease_sql::Schema(),
                                                          Ordering::kPerAggregate, true)),
             "idx_outbox_pending"},
-           {with_limit(outbox::claim_sql::select_expired(outbox::claim_sql::Schema(),
+           {with_limit(outbox::lease_sql::select_expired(outbox::lease_sql::Schema(),
                                                          Ordering::kPerAggregate)),
             "idx_outbox_due"},
-           {with_limit(outbox::claim_sql::select_retry_due(outbox::claim_sql::Schema(),
+           {with_limit(outbox::lease_sql::select_retry_due(outbox::lease_sql::Schema(),
                                                            Ordering::kPerAggregate)),
             "idx_outbox_due"},
-           {with_limit(outbox::claim_sql::select_blocked_due(outbox::claim_sql::Schema(),
+           {with_limit(outbox::lease_sql::select_blocked_due(outbox::lease_sql::Schema(),
                                                              Ordering::kPerAggregate)),
             "idx_outbox_due"}}) {
     // EXPLAIN columns: id, select_type, table, type, possible_keys, key, key_len, ref, rows,
@@ -599,8 +599,8 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
   }
   // A chain's read, and the wake's read of the versions behind a woken head: one aggregate's
   // unpublished range of idx_outbox_aggregate, in its order.
-  for (std::string chain : {outbox::claim_sql::select_chain(outbox::claim_sql::Schema()),
-                            outbox::claim_sql::select_wake_chain(outbox::claim_sql::Schema())}) {
+  for (std::string chain : {outbox::lease_sql::select_chain(outbox::lease_sql::Schema()),
+                            outbox::lease_sql::select_wake_chain(outbox::lease_sql::Schema())}) {
     for (const char* value : {"'order'", "'agg-1'", "8"})
       chain.replace(chain.find('?'), 1, value);
     const auto rows = db.query(explain + chain);
@@ -631,7 +631,7 @@ TEST_CASE(
   const auto park_behind_failed = [&](int version) {
     outbox::TransactionScope transaction(*session);
     sql::PreparedStatement& park =
-        session->prepare(outbox::claim_sql::park_behind_failed(outbox::ClaimPolicy{}.schema, 1));
+        session->prepare(outbox::lease_sql::park_behind_failed(outbox::ClaimPolicy{}.schema, 1));
     park.setString(1, id_of(version));
     const int changed = park.executeUpdate();
     transaction.commit();
@@ -668,9 +668,9 @@ TEST_CASE("a claim counts key and header columns against the byte budget, not on
   db.exec("UPDATE outbox_event SET big_header = REPEAT('h', 100000)");
   outbox::ClaimPolicy with_header = policy();
   with_header.schema =
-      outbox::claim_sql::Schema(outbox::SqlIdentifier::parse("outbox_event").value(),
+      outbox::lease_sql::Schema(outbox::SqlIdentifier::parse("outbox_event").value(),
                                 {outbox::SqlIdentifier::parse("big_header").value()});
-  MysqlClaimStore store = open_store(db, with_header);
+  MysqlLeaseStore store = open_store(db, with_header);
   auto claimed = store.claim(LeaseToken("relay-a", 0, 1), 10, 30s,
                              outbox::PayloadAllowance{.bytes = 250000, .alone = true});
   REQUIRE(claimed);

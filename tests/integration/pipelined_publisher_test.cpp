@@ -14,9 +14,9 @@
 #include <map>
 
 #include "chained_batch.hpp"
-#include "kafka_publisher.hpp"
-#include "pipelined_deliveries.hpp"
 #include "poll.hpp"
+#include "publish/kafka_publisher.hpp"
+#include "publish/pipelined_deliveries.hpp"
 #include "test_kafka.hpp"
 
 using namespace std::chrono_literals;

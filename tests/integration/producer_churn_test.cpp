@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "client_statistics.hpp"
-#include "kafka_producer.hpp"
+#include "publish/client_statistics.hpp"
+#include "publish/kafka_producer.hpp"
 #include "test_kafka.hpp"
 
 using namespace std::chrono_literals;

@@ -10,7 +10,7 @@
 
 #include <chrono>
 
-#include "kafka_publisher.hpp"
+#include "publish/kafka_publisher.hpp"
 #include "test_kafka.hpp"
 
 using namespace std::chrono_literals;

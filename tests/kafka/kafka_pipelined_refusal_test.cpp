@@ -13,7 +13,7 @@
 #include <iostream>
 
 #include "chained_batch.hpp"
-#include "kafka_publisher.hpp"
+#include "publish/kafka_publisher.hpp"
 #include "test_kafka.hpp"
 
 using namespace std::chrono_literals;

@@ -1,6 +1,6 @@
 // ChainedDeliveries: a version goes to the producer only once the one before it was
 // acknowledged, and nothing behind a version that was not.
-#include "chained_deliveries.hpp"
+#include "publish/chained_deliveries.hpp"
 
 #include <librdkafka/rdkafka.h>
 #include <catch2/catch.hpp>
@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "failure_policy.hpp"
 #include "gated_deliveries.hpp"
 #include "poll.hpp"
+#include "publish/failure_kind.hpp"
 
 using outbox::ChainedDeliveries;
 using outbox::DeliveryOutcome;
@@ -120,8 +120,7 @@ TEST_CASE(
     CHECK(outcomes[i].error.find("not sent: event a1 before it was not acknowledged "
                                  "(NOT_ENOUGH_REPLICAS)") != std::string::npos);
     // Released without an attempt: not the event's fault.
-    CHECK(outbox::classify_failure(outcomes[i].error_code) ==
-          outbox::FailureDisposition::kNotAttempted);
+    CHECK(outbox::classify_failure(outcomes[i].error_code) == outbox::FailureKind::kNotAttempted);
   }
 }
 

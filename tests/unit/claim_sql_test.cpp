@@ -2,62 +2,62 @@
 // order each scan reads, lease arithmetic on the database clock.
 #include <catch2/catch.hpp>
 
-#include "claim_sql.hpp"
-#include "lease_token.hpp"
-#include "mysql_claim_store.hpp"
+#include "lease_store/lease_sql.hpp"
+#include "lease_store/lease_token.hpp"
+#include "lease_store/mysql_lease_store.hpp"
 
-namespace claim_sql = outbox::claim_sql;
+namespace lease_sql = outbox::lease_sql;
 
 namespace {
 size_t count_of(const std::string& text, char c) {
   return std::count(text.begin(), text.end(), c);
 }
 
-const claim_sql::Schema kSchema;  // outbox_event, no message columns
+const lease_sql::Schema kSchema;  // outbox_event, no message columns
 }  // namespace
 
 TEST_CASE("id lists use the smallest fixed capacity", "[sql]") {
-  CHECK(claim_sql::id_list_capacity(1) == 1);
-  CHECK(claim_sql::id_list_capacity(2) == 4);
-  CHECK(claim_sql::id_list_capacity(16) == 16);
-  CHECK(claim_sql::id_list_capacity(17) == 64);
-  CHECK(claim_sql::id_list_capacity(500) == 1024);
-  CHECK(claim_sql::id_list_capacity(1024) == 1024);
-  CHECK_THROWS(claim_sql::id_list_capacity(1025));
-  CHECK(claim_sql::placeholders(1) == "?");
-  CHECK(claim_sql::placeholders(3) == "?, ?, ?");
+  CHECK(lease_sql::id_list_capacity(1) == 1);
+  CHECK(lease_sql::id_list_capacity(2) == 4);
+  CHECK(lease_sql::id_list_capacity(16) == 16);
+  CHECK(lease_sql::id_list_capacity(17) == 64);
+  CHECK(lease_sql::id_list_capacity(500) == 1024);
+  CHECK(lease_sql::id_list_capacity(1024) == 1024);
+  CHECK_THROWS(lease_sql::id_list_capacity(1025));
+  CHECK(lease_sql::placeholders(1) == "?");
+  CHECK(lease_sql::placeholders(3) == "?, ?, ?");
 }
 
 TEST_CASE("statements bind every value and never build an empty list", "[sql]") {
-  for (size_t capacity : claim_sql::kIdListCapacities) {
-    const std::string mark = claim_sql::mark_published(kSchema, capacity);
+  for (size_t capacity : lease_sql::kIdListCapacities) {
+    const std::string mark = lease_sql::mark_published(kSchema, capacity);
     CHECK(count_of(mark, '?') == capacity + 2);
     CHECK(mark.find("IN ()") == std::string::npos);
     CHECK(mark.find("AND status = 'PUBLISHING' AND lease_owner = ?") != std::string::npos);
-    CHECK(count_of(claim_sql::release(kSchema, capacity), '?') == capacity + 1);
-    CHECK(count_of(claim_sql::lease_rows(kSchema, capacity), '?') == capacity + 3);
+    CHECK(count_of(lease_sql::release(kSchema, capacity), '?') == capacity + 1);
+    CHECK(count_of(lease_sql::lease_rows(kSchema, capacity), '?') == capacity + 3);
   }
 }
 
 TEST_CASE("claim scans read their index in order and skip locked rows", "[sql]") {
   using outbox::Ordering;
-  const std::string pending = claim_sql::select_pending(kSchema, Ordering::kNone);
+  const std::string pending = lease_sql::select_pending(kSchema, Ordering::kNone);
   CHECK(pending.find("FORCE INDEX (idx_outbox_pending) WHERE e.status = 'PENDING' ORDER BY "
                      "e.created_at, e.event_id LIMIT ? FOR UPDATE SKIP LOCKED") !=
         std::string::npos);
-  const std::string expired = claim_sql::select_expired(kSchema, Ordering::kNone);
+  const std::string expired = lease_sql::select_expired(kSchema, Ordering::kNone);
   CHECK(expired.find("FORCE INDEX (idx_outbox_due) WHERE e.status = 'PUBLISHING' AND "
                      "e.next_attempt_at < CURRENT_TIMESTAMP(6) ORDER BY e.next_attempt_at LIMIT "
                      "? FOR UPDATE SKIP LOCKED") != std::string::npos);
-  const std::string retry = claim_sql::select_retry_due(kSchema, Ordering::kNone);
+  const std::string retry = lease_sql::select_retry_due(kSchema, Ordering::kNone);
   CHECK(retry.find("FORCE INDEX (idx_outbox_due) WHERE e.status = 'RETRY' AND "
                    "e.next_attempt_at <= CURRENT_TIMESTAMP(6) ORDER BY e.next_attempt_at LIMIT ? "
                    "FOR UPDATE SKIP LOCKED") != std::string::npos);
   // The lease ends on the database clock, never the host's.
-  CHECK(claim_sql::lease_rows(kSchema, 1)
+  CHECK(lease_sql::lease_rows(kSchema, 1)
             .find("lease_until = CURRENT_TIMESTAMP(6) + INTERVAL ? "
                   "MICROSECOND") != std::string::npos);
-  CHECK(claim_sql::mark_published(kSchema, 1).find("published_at = CURRENT_TIMESTAMP(6)") !=
+  CHECK(lease_sql::mark_published(kSchema, 1).find("published_at = CURRENT_TIMESTAMP(6)") !=
         std::string::npos);
 }
 
@@ -70,9 +70,9 @@ TEST_CASE("ordered scans flag rows with an older unpublished event", "[sql]") {
   // and one behind anything else (1: parked); the status is read only behind an older event.
   // A row the statement's snapshot does not hold yet (no oldest event found: NULL) is neither
   // (4: left PENDING, unwritten): the next claim's snapshot holds it.
-  for (const std::string& scan : {claim_sql::select_pending(kSchema, Ordering::kPerAggregate),
-                                  claim_sql::select_expired(kSchema, Ordering::kPerAggregate),
-                                  claim_sql::select_retry_due(kSchema, Ordering::kPerAggregate)}) {
+  for (const std::string& scan : {lease_sql::select_pending(kSchema, Ordering::kPerAggregate),
+                                  lease_sql::select_expired(kSchema, Ordering::kPerAggregate),
+                                  lease_sql::select_retry_due(kSchema, Ordering::kPerAggregate)}) {
     CHECK(scan.find(std::string("CASE (SELECT o.event_version, o.created_at, o.event_id "
                                 "FROM `outbox_event` o FORCE INDEX (idx_outbox_aggregate) ") +
                     oldest_unpublished + " < (e.event_version, e.created_at, e.event_id) WHEN 0 " +
@@ -82,27 +82,27 @@ TEST_CASE("ordered scans flag rows with an older unpublished event", "[sql]") {
                     oldest_unpublished + ", 1) ELSE 4 END") != std::string::npos);
     CHECK(count_of(scan, '?') == 1);  // only the limit is a parameter
   }
-  const std::string blocked_due = claim_sql::select_blocked_due(kSchema, Ordering::kPerAggregate);
+  const std::string blocked_due = lease_sql::select_blocked_due(kSchema, Ordering::kPerAggregate);
   CHECK(blocked_due.find(std::string(oldest_unpublished) +
                          " < (e.event_version, e.created_at, e.event_id), 1)") !=
         std::string::npos);
   CHECK(count_of(blocked_due, '?') == 1);
-  CHECK(claim_sql::select_pending(kSchema, Ordering::kNone).find("idx_outbox_aggregate") ==
+  CHECK(lease_sql::select_pending(kSchema, Ordering::kNone).find("idx_outbox_aggregate") ==
         std::string::npos);
-  const std::string wakeable = claim_sql::select_wakeable(kSchema, 4);
+  const std::string wakeable = lease_sql::select_wakeable(kSchema, 4);
   CHECK(count_of(wakeable, '?') == 4);
   CHECK(wakeable.find("WHERE h.status = 'BLOCKED'") != std::string::npos);
 }
 
 TEST_CASE("failures are recorded with bound values and a capped backoff", "[sql]") {
-  const std::string retriable = claim_sql::record_retriable_failure(kSchema, 4);
+  const std::string retriable = lease_sql::record_retriable_failure(kSchema, 4);
   CHECK(count_of(retriable, '?') == 5 + 4 + 1);
   CHECK(retriable.find("SET status = IF(attempts + 1 >= ?, 'FAILED', 'RETRY')") !=
         std::string::npos);
   CHECK(retriable.find("LEAST(?, ? * POW(2, LEAST(attempts, 60))) * (0.5 + RAND() / 2)") !=
         std::string::npos);
   CHECK(retriable.find("AND status = 'PUBLISHING' AND lease_owner = ?") != std::string::npos);
-  const std::string permanent = claim_sql::record_permanent_failure(kSchema, 1);
+  const std::string permanent = lease_sql::record_permanent_failure(kSchema, 1);
   CHECK(count_of(permanent, '?') == 3);
   CHECK(permanent.find("SET status = 'FAILED'") != std::string::npos);
 }
@@ -131,7 +131,7 @@ TEST_CASE("lease tokens are unique per claim", "[sql]") {
 namespace {
 
 // Records what a binder sets, in order.
-class RecordedParameters final : public claim_sql::Parameters {
+class RecordedParameters final : public lease_sql::Parameters {
  public:
   void text(const std::string& value) override { values.push_back(value); }
   void integer(int64_t value) override { values.push_back("int " + std::to_string(value)); }
@@ -144,7 +144,7 @@ template <typename Statement>
 size_t bound_for(const Statement& statement, size_t capacity) {
   const std::vector<std::string> ids{"a"};
   RecordedParameters recorded;
-  statement.bind(recorded, claim_sql::IdChunk{ids, 0, 1, capacity});
+  statement.bind(recorded, lease_sql::IdChunk{ids, 0, 1, capacity});
   return recorded.values.size();
 }
 
@@ -154,70 +154,70 @@ TEST_CASE("each statement's binder sets every placeholder of its SQL", "[sql]") 
   using namespace std::chrono_literals;
   const std::string owner = "relay-a/w0/c1";
   const std::string error = "boom";
-  for (size_t capacity : claim_sql::kIdListCapacities) {
+  for (size_t capacity : lease_sql::kIdListCapacities) {
     INFO("capacity " << capacity);
-    const auto placeholders_of = [&](std::string (*sql)(const claim_sql::Schema&, size_t)) {
+    const auto placeholders_of = [&](std::string (*sql)(const lease_sql::Schema&, size_t)) {
       return count_of(sql(kSchema, capacity), '?');
     };
-    CHECK(bound_for(claim_sql::ParkBlocked{.recheck_min = 1s, .recheck_max = 60s}, capacity) ==
-          placeholders_of(claim_sql::ParkBlocked::sql));
-    CHECK(bound_for(claim_sql::WakeBlocked{}, capacity) ==
-          placeholders_of(claim_sql::WakeBlocked::sql));
-    CHECK(bound_for(claim_sql::SelectWakeable{}, capacity) ==
-          placeholders_of(claim_sql::SelectWakeable::sql));
-    CHECK(bound_for(claim_sql::LeaseRows{.owner = owner, .lease = 30s}, capacity) ==
-          placeholders_of(claim_sql::LeaseRows::sql));
-    CHECK(bound_for(claim_sql::MarkPublished{.owner = owner}, capacity) ==
-          placeholders_of(claim_sql::MarkPublished::sql));
-    CHECK(bound_for(claim_sql::SelectMarkedBy{.owner = owner}, capacity) ==
-          placeholders_of(claim_sql::SelectMarkedBy::sql));
-    CHECK(bound_for(claim_sql::Release{.owner = owner}, capacity) ==
-          placeholders_of(claim_sql::Release::sql));
-    CHECK(bound_for(claim_sql::SelectReleased{}, capacity) ==
-          placeholders_of(claim_sql::SelectReleased::sql));
-    CHECK(bound_for(claim_sql::SelectHeldBy{.owner = owner}, capacity) ==
-          placeholders_of(claim_sql::SelectHeldBy::sql));
-    CHECK(bound_for(claim_sql::RecordRetriableFailure{.max_attempts = 3,
+    CHECK(bound_for(lease_sql::ParkBlocked{.recheck_min = 1s, .recheck_max = 60s}, capacity) ==
+          placeholders_of(lease_sql::ParkBlocked::sql));
+    CHECK(bound_for(lease_sql::WakeBlocked{}, capacity) ==
+          placeholders_of(lease_sql::WakeBlocked::sql));
+    CHECK(bound_for(lease_sql::SelectWakeable{}, capacity) ==
+          placeholders_of(lease_sql::SelectWakeable::sql));
+    CHECK(bound_for(lease_sql::LeaseRows{.owner = owner, .lease = 30s}, capacity) ==
+          placeholders_of(lease_sql::LeaseRows::sql));
+    CHECK(bound_for(lease_sql::MarkPublished{.owner = owner}, capacity) ==
+          placeholders_of(lease_sql::MarkPublished::sql));
+    CHECK(bound_for(lease_sql::SelectMarkedBy{.owner = owner}, capacity) ==
+          placeholders_of(lease_sql::SelectMarkedBy::sql));
+    CHECK(bound_for(lease_sql::Release{.owner = owner}, capacity) ==
+          placeholders_of(lease_sql::Release::sql));
+    CHECK(bound_for(lease_sql::SelectReleased{}, capacity) ==
+          placeholders_of(lease_sql::SelectReleased::sql));
+    CHECK(bound_for(lease_sql::SelectHeldBy{.owner = owner}, capacity) ==
+          placeholders_of(lease_sql::SelectHeldBy::sql));
+    CHECK(bound_for(lease_sql::RecordRetriableFailure{.max_attempts = 3,
                                                       .backoff_initial = 1s,
                                                       .backoff_max = 5min,
                                                       .last_error = error,
                                                       .owner = owner},
-                    capacity) == placeholders_of(claim_sql::RecordRetriableFailure::sql));
-    CHECK(bound_for(claim_sql::RecordPermanentFailure{.last_error = error, .owner = owner},
-                    capacity) == placeholders_of(claim_sql::RecordPermanentFailure::sql));
-    CHECK(bound_for(claim_sql::RecordDeferral{.delay = 10s, .last_error = error, .owner = owner},
-                    capacity) == placeholders_of(claim_sql::RecordDeferral::sql));
-    CHECK(bound_for(claim_sql::ParkBehindFailed{}, capacity) ==
-          placeholders_of(claim_sql::ParkBehindFailed::sql));
-    CHECK(bound_for(claim_sql::CountLeaseExpiry{}, capacity) ==
-          placeholders_of(claim_sql::CountLeaseExpiry::sql));
-    CHECK(bound_for(claim_sql::FailUnsettled{.reason = error}, capacity) ==
-          placeholders_of(claim_sql::FailUnsettled::sql));
+                    capacity) == placeholders_of(lease_sql::RecordRetriableFailure::sql));
+    CHECK(bound_for(lease_sql::RecordPermanentFailure{.last_error = error, .owner = owner},
+                    capacity) == placeholders_of(lease_sql::RecordPermanentFailure::sql));
+    CHECK(bound_for(lease_sql::RecordDeferral{.delay = 10s, .last_error = error, .owner = owner},
+                    capacity) == placeholders_of(lease_sql::RecordDeferral::sql));
+    CHECK(bound_for(lease_sql::ParkBehindFailed{}, capacity) ==
+          placeholders_of(lease_sql::ParkBehindFailed::sql));
+    CHECK(bound_for(lease_sql::CountLeaseExpiry{}, capacity) ==
+          placeholders_of(lease_sql::CountLeaseExpiry::sql));
+    CHECK(bound_for(lease_sql::FailUnsettled{.reason = error}, capacity) ==
+          placeholders_of(lease_sql::FailUnsettled::sql));
   }
   RecordedParameters scan;
-  claim_sql::ScanLimit{500}.bind(scan);
+  lease_sql::ScanLimit{500}.bind(scan);
   CHECK(scan.values == std::vector<std::string>{"count 500"});
 }
 
 TEST_CASE("binders set values in their SQL's order, ids padded with the last one", "[sql]") {
   using namespace std::chrono_literals;
   const std::vector<std::string> ids{"e1", "e2"};
-  const claim_sql::IdChunk chunk{ids, 0, 2, 4};
+  const lease_sql::IdChunk chunk{ids, 0, 2, 4};
   const std::string owner = "relay-a/w0/c1";
   RecordedParameters mark;
-  claim_sql::MarkPublished{.owner = owner}.bind(mark, chunk);
+  lease_sql::MarkPublished{.owner = owner}.bind(mark, chunk);
   CHECK(mark.values == std::vector<std::string>{owner, "e1", "e2", "e2", "e2", owner});
   RecordedParameters lease;
-  claim_sql::LeaseRows{.owner = owner, .lease = 30s}.bind(lease, chunk);
+  lease_sql::LeaseRows{.owner = owner, .lease = 30s}.bind(lease, chunk);
   CHECK(lease.values ==
         std::vector<std::string>{owner, "int 30000000", "int 30000000", "e1", "e2", "e2", "e2"});
   RecordedParameters park;
-  claim_sql::ParkBlocked{.recheck_min = 1s, .recheck_max = 60s}.bind(park, chunk);
+  lease_sql::ParkBlocked{.recheck_min = 1s, .recheck_max = 60s}.bind(park, chunk);
   CHECK(park.values ==
         std::vector<std::string>{"int 60000000", "int 1000000", "e1", "e2", "e2", "e2"});
   const std::string error = "_MSG_TIMED_OUT";
   RecordedParameters retriable;
-  claim_sql::RecordRetriableFailure{.max_attempts = 3,
+  lease_sql::RecordRetriableFailure{.max_attempts = 3,
                                     .backoff_initial = 1s,
                                     .backoff_max = 5min,
                                     .last_error = error,
@@ -229,7 +229,7 @@ TEST_CASE("binders set values in their SQL's order, ids padded with the last one
   // A later chunk of a longer list starts at its own offset.
   const std::vector<std::string> long_list{"e1", "e2", "e3"};
   RecordedParameters release;
-  claim_sql::Release{.owner = owner}.bind(release, claim_sql::IdChunk{long_list, 2, 1, 1});
+  lease_sql::Release{.owner = owner}.bind(release, lease_sql::IdChunk{long_list, 2, 1, 1});
   CHECK(release.values == std::vector<std::string>{"e3", owner});
 }
 
@@ -255,37 +255,37 @@ TEST_CASE("statements name the configured table, quoted, and scans read the mess
           "[sql]") {
   using outbox::Ordering;
   using outbox::SqlIdentifier;
-  const claim_sql::Schema schema(
+  const lease_sql::Schema schema(
       SqlIdentifier::parse("billing_outbox").value(),
       {SqlIdentifier::parse("tenant_id").value(), SqlIdentifier::parse("traceparent").value()});
-  const std::string pending = claim_sql::select_pending(schema, Ordering::kPerAggregate);
+  const std::string pending = lease_sql::select_pending(schema, Ordering::kPerAggregate);
   CHECK(pending.find(", e.lease_owner, e.lease_expiries, e.`tenant_id`, e.`traceparent` FROM "
                      "`billing_outbox` e FORCE INDEX (idx_outbox_pending)") != std::string::npos);
   // The ordering subquery reads the same table.
   CHECK(pending.find("FROM `billing_outbox` o FORCE INDEX (idx_outbox_aggregate)") !=
         std::string::npos);
   CHECK(pending.find("outbox_event") == std::string::npos);
-  for (size_t capacity : claim_sql::kIdListCapacities) {
+  for (size_t capacity : lease_sql::kIdListCapacities) {
     for (const std::string& statement :
-         {claim_sql::mark_published(schema, capacity), claim_sql::lease_rows(schema, capacity),
-          claim_sql::release(schema, capacity), claim_sql::select_wakeable(schema, capacity),
-          claim_sql::record_retriable_failure(schema, capacity),
-          claim_sql::park_blocked(schema, capacity), claim_sql::fail_unsettled(schema, capacity),
-          claim_sql::select_payloads(schema, capacity)}) {
+         {lease_sql::mark_published(schema, capacity), lease_sql::lease_rows(schema, capacity),
+          lease_sql::release(schema, capacity), lease_sql::select_wakeable(schema, capacity),
+          lease_sql::record_retriable_failure(schema, capacity),
+          lease_sql::park_blocked(schema, capacity), lease_sql::fail_unsettled(schema, capacity),
+          lease_sql::select_payloads(schema, capacity)}) {
       INFO(statement);
       CHECK(statement.find("`billing_outbox`") != std::string::npos);
       CHECK(statement.find("outbox_event") == std::string::npos);
     }
   }
   // Every scan reads the same columns, so the message columns start at one known position.
-  for (const std::string& scan : {claim_sql::select_pending(schema, Ordering::kNone),
-                                  claim_sql::select_expired(schema, Ordering::kNone),
-                                  claim_sql::select_retry_due(schema, Ordering::kNone)}) {
-    CHECK(scan.find(std::string(claim_sql::kEventColumns) +
+  for (const std::string& scan : {lease_sql::select_pending(schema, Ordering::kNone),
+                                  lease_sql::select_expired(schema, Ordering::kNone),
+                                  lease_sql::select_retry_due(schema, Ordering::kNone)}) {
+    CHECK(scan.find(std::string(lease_sql::kEventColumns) +
                     ", 0, e.lease_owner, e.lease_expiries, e.`tenant_id`, e.`traceparent` FROM ") !=
           std::string::npos);
   }
-  CHECK(claim_sql::ScanColumn::kFirstMessageColumn == 12);
+  CHECK(lease_sql::ScanColumn::kFirstMessageColumn == 12);
 }
 
 TEST_CASE("a table or column name must be a plain identifier", "[sql][config]") {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "client_statistics.hpp"
+#include "publish/client_statistics.hpp"
 
 using outbox::BrokerRequestTotals;
 using outbox::ClientStatistics;

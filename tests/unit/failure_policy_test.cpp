@@ -4,10 +4,10 @@
 #include <librdkafka/rdkafka.h>
 #include <catch2/catch.hpp>
 
-#include "failure_policy.hpp"
+#include "publish/failure_kind.hpp"
 
 using outbox::classify_failure;
-using outbox::FailureDisposition;
+using outbox::FailureKind;
 
 TEST_CASE("broker and transport trouble is the cluster's", "[failure-policy]") {
   for (rd_kafka_resp_err_t error :
@@ -19,7 +19,7 @@ TEST_CASE("broker and transport trouble is the cluster's", "[failure-policy]") {
         RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED,
         RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, RD_KAFKA_RESP_ERR_UNKNOWN}) {
     INFO(rd_kafka_err2name(error));
-    CHECK(classify_failure(error) == FailureDisposition::kTransient);
+    CHECK(classify_failure(error) == FailureKind::kTransient);
   }
 }
 
@@ -29,7 +29,7 @@ TEST_CASE("messages the broker can never take fail at once", "[failure-policy]")
         RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE, RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION,
         RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, RD_KAFKA_RESP_ERR_POLICY_VIOLATION}) {
     INFO(rd_kafka_err2name(error));
-    CHECK(classify_failure(error) == FailureDisposition::kPermanent);
+    CHECK(classify_failure(error) == FailureKind::kPermanent);
   }
 }
 
@@ -38,7 +38,7 @@ TEST_CASE("a topic or partition not known yet is retried for a grace period", "[
        {RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC,
         RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION}) {
     INFO(rd_kafka_err2name(error));
-    CHECK(classify_failure(error) == FailureDisposition::kUnknownTopic);
+    CHECK(classify_failure(error) == FailureKind::kUnknownTopic);
   }
 }
 
@@ -47,6 +47,6 @@ TEST_CASE("deliveries the relay abandoned itself count no attempt", "[failure-po
        {RD_KAFKA_RESP_ERR__PURGE_QUEUE, RD_KAFKA_RESP_ERR__PURGE_INFLIGHT, RD_KAFKA_RESP_ERR__FATAL,
         RD_KAFKA_RESP_ERR__QUEUE_FULL, RD_KAFKA_RESP_ERR__FAIL}) {
     INFO(rd_kafka_err2name(error));
-    CHECK(classify_failure(error) == FailureDisposition::kNotAttempted);
+    CHECK(classify_failure(error) == FailureKind::kNotAttempted);
   }
 }

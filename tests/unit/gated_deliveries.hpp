@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "delivery.hpp"
+#include "publish/publisher.hpp"
 
 namespace outbox::test {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "message_shape.hpp"
+#include "publish/message_shape.hpp"
 #include "relay_config_loading.hpp"
 
 using outbox::MessageProfile;

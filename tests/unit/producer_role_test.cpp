@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "producer_config.hpp"
+#include "publish/producer_config.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <map>
 
-#include "producer_config.hpp"
+#include "publish/producer_config.hpp"
 #include "relay_config.hpp"
 #include "relay_config_loading.hpp"
 #include "test_env.hpp"

@@ -2,7 +2,7 @@
 // error (never a crash, never a silent drop) when row data renders an illegal topic name.
 #include <catch2/catch.hpp>
 
-#include "topic_router.hpp"
+#include "publish/topic_router.hpp"
 
 using outbox::OutboxEvent;
 using outbox::TopicRouter;

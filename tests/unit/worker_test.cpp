@@ -32,7 +32,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class ScriptedStore final : public outbox::ClaimStore {
+class ScriptedStore final : public outbox::LeaseStore {
  public:
   static constexpr uint64_t kPayloadBytes = 1000;  // each event, against the byte budget
 
@@ -253,10 +253,10 @@ struct Harness {
   void start() {
     worker = std::make_unique<outbox::Worker>(
         settings,
-        [this]() -> Outcome<std::unique_ptr<outbox::ClaimStore>> {
+        [this]() -> Outcome<std::unique_ptr<outbox::LeaseStore>> {
           ++opened;
-          if (store) return std::unique_ptr<outbox::ClaimStore>(std::move(store));
-          if (next_store) return std::unique_ptr<outbox::ClaimStore>(std::move(next_store));
+          if (store) return std::unique_ptr<outbox::LeaseStore>(std::move(store));
+          if (next_store) return std::unique_ptr<outbox::LeaseStore>(std::move(next_store));
           return outbox::Error{"store already handed out"};
         },
         outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health,

@@ -8,8 +8,8 @@
 
 #include "command.hpp"
 #include "failed_events.hpp"
+#include "lease_store/mysql_lease_store.hpp"
 #include "mysql/mysql_error.hpp"
-#include "mysql_claim_store.hpp"
 
 namespace outbox::ctl {
 namespace {
@@ -130,7 +130,7 @@ int skip(CommandContext& context) {
   Outcome<std::unique_ptr<MysqlSession>> session =
       MysqlSession::open(context.endpoint, SessionSettings{});
   if (session) {
-    MysqlClaimStore store(std::move(session).value(), policy);
+    MysqlLeaseStore store(std::move(session).value(), policy);
     if (Outcome<size_t> woken = store.wake_successors({context.args[0]}); !woken) {
       std::cerr << "note: " << woken.error().message
                 << "; the relay wakes the aggregate's next event at its recheck instead\n";

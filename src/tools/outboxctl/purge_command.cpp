@@ -8,7 +8,7 @@
 #include <charconv>
 #include <iostream>
 
-#include "claim_sql.hpp"
+#include "lease_store/lease_sql.hpp"
 #include "purge_command.hpp"
 #include "retention_purge.hpp"
 
@@ -47,7 +47,7 @@ int parse_flags(const std::vector<std::string>& args, PurgeRequest& request) {
     } else if (flag == "--batch-size") {
       int size = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), size);
-      const int max = static_cast<int>(claim_sql::kMaxIdList);
+      const int max = static_cast<int>(lease_sql::kMaxIdList);
       if (ec != std::errc() || end != value.data() + value.size() || size < 1 || size > max) {
         std::cerr << "outboxctl purge: --batch-size must be between 1 and " << max << ", got \""
                   << value << "\"\n";

@@ -28,12 +28,12 @@
 #include <map>
 #include <unordered_map>
 
+#include "lease_store/table_columns.hpp"
 #include "operator_identity.hpp"
 #include "replay_producer.hpp"
 #include "replay_purged.hpp"
 #include "replay_reader.hpp"
 #include "replay_request.hpp"
-#include "table_columns.hpp"
 
 namespace outbox::ctl {
 namespace {
@@ -167,7 +167,7 @@ int replay(CommandContext& context) {
   if (!window)
     return refuse(context, Value::object(), "outboxctl replay: " + window.error().message);
 
-  claim_sql::Schema schema = claim_schema(context.config);
+  lease_sql::Schema schema = claim_schema(context.config);
   schema.read_json_as_text(json_columns(context.session, schema.table_name()));
   context.session.commit();
   const TopicRouter router = topic_router(context.config.kafka);

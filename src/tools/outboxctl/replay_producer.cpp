@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "kafka/produce_message.hpp"
-#include "producer_config.hpp"
+#include "publish/producer_config.hpp"
 
 namespace outbox::ctl {
 namespace {

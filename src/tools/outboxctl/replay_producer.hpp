@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "kafka/rdkafka_handles.hpp"
-#include "message_shape.hpp"
 #include "outcome.hpp"
+#include "publish/message_shape.hpp"
 #include "relay_config.hpp"
 #include "replay_reader.hpp"
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "mysql/mysql_session.hpp"
+#include "publish/topic_router.hpp"
 #include "replay_request.hpp"
-#include "topic_router.hpp"
 
 // How many PUBLISHED events of a replay window retention already deleted: read from
 // outbox_purge_log (sql/015), which `outboxctl purge` fills per hour of created_at and per

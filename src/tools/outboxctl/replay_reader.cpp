@@ -26,7 +26,7 @@ constexpr const char* kKeyColumns =
 
 // A chunk: PUBLISHED rows of the window after the last one read, along idx_outbox_pending.
 // Params: until, after time, after time, after id, limit.
-std::string chunk_sql(const claim_sql::Schema& schema) {
+std::string chunk_sql(const lease_sql::Schema& schema) {
   return kKeyColumns + schema.table() +
          " FORCE INDEX (idx_outbox_pending) WHERE status = 'PUBLISHED' AND created_at < ? "
          "AND (created_at > ? OR (created_at = ? AND event_id > ?)) "
@@ -34,7 +34,7 @@ std::string chunk_sql(const claim_sql::Schema& schema) {
 }
 
 // The rest of the rows created at the chunk's last created_at. Params: time, after id, limit.
-std::string ties_sql(const claim_sql::Schema& schema) {
+std::string ties_sql(const lease_sql::Schema& schema) {
   return kKeyColumns + schema.table() +
          " FORCE INDEX (idx_outbox_pending) WHERE status = 'PUBLISHED' AND created_at = ? "
          "AND event_id > ? ORDER BY event_id LIMIT ?";
@@ -42,17 +42,17 @@ std::string ties_sql(const claim_sql::Schema& schema) {
 
 // The payload and message columns of a list of rows (event_id, payload, columns...), read as
 // the relay's claim reads them. Params: ids[capacity].
-std::string bodies_sql(const claim_sql::Schema& schema, size_t capacity) {
+std::string bodies_sql(const lease_sql::Schema& schema, size_t capacity) {
   std::string sql = "SELECT e.event_id, " + schema.payload_expression();
   for (size_t i = 0; i < schema.message_columns().size(); ++i)
     sql += ", " + schema.message_column_expression(i);
   return sql + " FROM " + schema.table() + " e WHERE e.event_id IN (" +
-         claim_sql::placeholders(capacity) + ") AND e.status = 'PUBLISHED'";
+         lease_sql::placeholders(capacity) + ") AND e.status = 'PUBLISHED'";
 }
 
 }  // namespace
 
-ReplayReader::ReplayReader(MysqlSession& session, claim_sql::Schema schema, ReplayWindow window,
+ReplayReader::ReplayReader(MysqlSession& session, lease_sql::Schema schema, ReplayWindow window,
                            int batch_size)
     : session_(session),
       schema_(std::move(schema)),
@@ -119,9 +119,9 @@ std::vector<ReplayRow> ReplayReader::fetch_bodies(std::vector<ReplayRow> rows, s
   std::vector<bool> found(rows.size(), false);
   const size_t message_columns = schema_.message_columns().size();
   TransactionScope transaction(session_);
-  for (size_t begin = 0; begin < ids.size(); begin += claim_sql::kMaxIdList) {
-    const size_t count = std::min(claim_sql::kMaxIdList, ids.size() - begin);
-    const size_t capacity = claim_sql::id_list_capacity(count);
+  for (size_t begin = 0; begin < ids.size(); begin += lease_sql::kMaxIdList) {
+    const size_t count = std::min(lease_sql::kMaxIdList, ids.size() - begin);
+    const size_t capacity = lease_sql::id_list_capacity(count);
     sql::PreparedStatement& select = session_.prepare(bodies_sql(schema_, capacity));
     bind_id_list(select, 1, ids, begin, count, capacity);
     std::unique_ptr<sql::ResultSet> result(select.executeQuery());

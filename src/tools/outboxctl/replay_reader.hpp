@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "claim_sql.hpp"
+#include "lease_store/lease_sql.hpp"
 #include "mysql/mysql_session.hpp"
 #include "outbox_event.hpp"
 #include "replay_request.hpp"
@@ -28,8 +28,8 @@ struct ReplayRow {
 class ReplayReader {
  public:
   // `schema`: the relay's claim schema for this config, JSON columns already found
-  // (claim_sql::Schema::read_json_as_text), so payloads read exactly as the relay read them.
-  ReplayReader(MysqlSession& session, claim_sql::Schema schema, ReplayWindow window,
+  // (lease_sql::Schema::read_json_as_text), so payloads read exactly as the relay read them.
+  ReplayReader(MysqlSession& session, lease_sql::Schema schema, ReplayWindow window,
                int batch_size);
 
   // The next chunk in (created_at, event_id) order, without payloads; empty once the window
@@ -45,7 +45,7 @@ class ReplayReader {
   size_t read_keys(sql::PreparedStatement& statement, std::vector<ReplayRow>& out);
 
   MysqlSession& session_;
-  claim_sql::Schema schema_;
+  lease_sql::Schema schema_;
   ReplayWindow window_;
   int batch_size_;
   // The last row read: the next chunk starts after it.

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "claim_sql.hpp"
+#include "lease_store/lease_sql.hpp"
 #include "mysql/id_list_binding.hpp"
 #include "mysql/mysql_error.hpp"
 
@@ -52,7 +52,7 @@ std::string select_events(const std::string& table) {
 
 // The delete checks again what the (unlocked) select saw. Params: ids[capacity], status, cutoff.
 std::string delete_events(const std::string& table, size_t capacity) {
-  return "DELETE FROM " + table + " WHERE event_id IN (" + claim_sql::placeholders(capacity) +
+  return "DELETE FROM " + table + " WHERE event_id IN (" + lease_sql::placeholders(capacity) +
          ") AND status = ? AND COALESCE(published_at, created_at) < ?";
 }
 
@@ -64,7 +64,7 @@ std::string delete_events(const std::string& table, size_t capacity) {
 // Params as the delete's: ids[capacity], status, cutoff.
 std::string lock_events(const std::string& table, size_t capacity) {
   return "SELECT DATE_FORMAT(created_at, '%Y-%m-%d %H:00:00'), aggregate_type, event_type FROM " +
-         table + " WHERE event_id IN (" + claim_sql::placeholders(capacity) +
+         table + " WHERE event_id IN (" + lease_sql::placeholders(capacity) +
          ") AND status = ? AND COALESCE(published_at, created_at) < ? FOR UPDATE";
 }
 
@@ -165,7 +165,7 @@ const std::string kSelectConsumed =
 
 // Params: ids[capacity], cutoff.
 std::string delete_consumed(size_t capacity) {
-  return "DELETE FROM consumed_event WHERE id IN (" + claim_sql::placeholders(capacity) +
+  return "DELETE FROM consumed_event WHERE id IN (" + lease_sql::placeholders(capacity) +
          ") AND consumed_at < ?";
 }
 
@@ -227,7 +227,7 @@ struct BatchWalk {
   // Deletes the batch's rows in one statement of the smallest fixed capacity that holds them
   // (counted into outbox_purge_log first when count_sql is set).
   int64_t remove(const std::vector<Id>& ids) {
-    const size_t capacity = claim_sql::id_list_capacity(ids.size());
+    const size_t capacity = lease_sql::id_list_capacity(ids.size());
     if (!count_sql) return bound(delete_sql(capacity), ids, capacity).executeUpdate();
     const std::vector<PurgedEventCount> counts =
         read_purged_counts(bound(count_sql(capacity), ids, capacity));
