@@ -2,7 +2,7 @@
 // (claim -> publish -> mark). Flags -> config -> run -> exit code.
 #include "daemon_cli.hpp"
 #include "relay_app.hpp"
-#include "relay_config.hpp"
+#include "settings/relay_config.hpp"
 #include "signal_watcher.hpp"
 
 int main(int argc, char** argv) {

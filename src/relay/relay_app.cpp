@@ -12,30 +12,30 @@
 #include <thread>
 #include <vector>
 
-#include "backlog_monitor.hpp"
 #include "backoff.hpp"
 #include "byte_budget.hpp"
 #include "config/config_diagnostics.hpp"
-#include "config_reload.hpp"
-#include "health_board.hpp"
-#include "http_endpoint.hpp"
 #include "interruptible_sleep.hpp"
 #include "kafka/rdkafka_log_pump.hpp"
 #include "lease_store/claim_session_idle.hpp"
 #include "lease_store/lease_token.hpp"
 #include "lease_store/mysql_lease_store.hpp"
-#include "metrics_exposition.hpp"
 #include "mysql/mysql_session.hpp"
-#include "operator_pauses.hpp"
-#include "pause_watcher.hpp"
-#include "paused_partitions.hpp"
-#include "progress_reporter.hpp"
+#include "observe/backlog_monitor.hpp"
+#include "observe/health_board.hpp"
+#include "observe/http_endpoint.hpp"
+#include "observe/metrics_exposition.hpp"
+#include "observe/progress_reporter.hpp"
+#include "observe/startup_extension.hpp"
+#include "observe/status_pulse.hpp"
+#include "operator/operator_pauses.hpp"
+#include "operator/pause_watcher.hpp"
+#include "operator/paused_partitions.hpp"
+#include "outage_gate.hpp"
 #include "publish/kafka_publisher.hpp"
-#include "publish_health.hpp"
+#include "settings/config_reload.hpp"
 #include "signal_watcher.hpp"
 #include "startup_checks.hpp"
-#include "startup_extension.hpp"
-#include "status_pulse.hpp"
 #include "systemd_notify.hpp"
 #include "worker.hpp"
 
@@ -134,8 +134,7 @@ PipelineSettings pipeline_settings(const RelayConfig& config, RelayStats& stats)
   PipelineSettings settings;
   settings.inversions = &stats.order_inversions;
   settings.batches = &stats.pipelined_batches;
-  if (config.relay.ordering != Ordering::kPerAggregate || config.relay.transactional ||
-      !config.relay.pipelined_chains || config.relay.chain_length == 0) {
+  if (config.relay.ordering != DeliveryOrder::kPipelined || config.relay.chain_length == 0) {
     return settings;
   }
   settings.producers = static_cast<size_t>(config.relay.workers) * WorkerSettings{}.pipeline_depth;
@@ -147,7 +146,7 @@ PipelineSettings pipeline_settings(const RelayConfig& config, RelayStats& stats)
 TransactionSettings transaction_settings(const RelayConfig& config,
                                          const std::string& instance_id) {
   TransactionSettings settings;
-  if (!config.relay.transactional) return settings;
+  if (config.relay.ordering != DeliveryOrder::kTransactional) return settings;
   settings.id_prefix = "outbox-relay-" + instance_id;
   settings.producers = static_cast<size_t>(config.relay.workers) * WorkerSettings{}.pipeline_depth;
   settings.timeout = config.relay.lease;
@@ -186,8 +185,8 @@ LeaseStoreFactory store_factory(const RelayConfig& config,
     if (config.relay.minimal_row_image) log_row_image_once(*session.value());
     ClaimPolicy policy;
     policy.schema = claim_schema(config);
-    policy.ordering = config.relay.ordering;
-    policy.chain_length = config.relay.ordering == Ordering::kPerAggregate
+    policy.ordering = claim_ordering(config.relay);
+    policy.chain_length = keeps_aggregate_order(config.relay.ordering)
                               ? static_cast<size_t>(config.relay.chain_length)
                               : 0;
     policy.due_scan_interval = config.relay.reclaim_interval;
@@ -360,22 +359,22 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     return kExitConfig;
   }
   const BacklogMonitor backlog(config.mysql, claim_schema(config), config.metrics.backlog_interval,
-                               config.relay.ordering, health);
+                               claim_ordering(config.relay), health);
   const auto stall_after =
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(config.metrics.stall_timeout);
-  PublishHealth::Settings publish_health_settings;
-  publish_health_settings.unknown_topic_grace = config.relay.unknown_topic_grace;
-  publish_health_settings.probe_interval_initial = config.relay.backoff_initial;
-  publish_health_settings.probe_interval_max = config.relay.backoff_max;
-  PublishHealth publish_health(publish_health_settings);
+  OutageGate::Settings outage_gate_settings;
+  outage_gate_settings.unknown_topic_grace = config.relay.unknown_topic_grace;
+  outage_gate_settings.probe_interval_initial = config.relay.backoff_initial;
+  outage_gate_settings.probe_interval_max = config.relay.backoff_max;
+  OutageGate outage_gate(outage_gate_settings);
   PausedPartitions paused_partitions(PausedPartitions::Settings{
-      .probe_events = publish_health_settings.probe_events,
-      .probe_interval_initial = publish_health_settings.probe_interval_initial,
-      .probe_interval_max = publish_health_settings.probe_interval_max,
+      .probe_events = outage_gate_settings.probe_events,
+      .probe_interval_initial = outage_gate_settings.probe_interval_initial,
+      .probe_interval_max = outage_gate_settings.probe_interval_max,
       .recheck = config.relay.partition_recheck});
   ByteBudget in_flight_bytes(config.relay.max_in_flight_bytes);
   OperatorPauses operator_pauses;
-  const auto outage = [&] { return publish_health.outage(std::chrono::steady_clock::now()); };
+  const auto outage = [&] { return outage_gate.outage(std::chrono::steady_clock::now()); };
   const auto ready = [&] {
     return health.started() && !health.draining() && health.problem().empty() &&
            publisher.value()->healthy() && !outage();
@@ -400,8 +399,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
             [&] {
               return render_metrics(MetricsSources{
                   stats, backlog, health, [&] { return publisher.value()->queue_length(); }, ready,
-                  [&] { return outage().has_value(); },
-                  [&] { return publish_health.outages_total(); },
+                  [&] { return outage().has_value(); }, [&] { return outage_gate.outages_total(); },
                   [&] { return paused_partitions.paused_per_topic(); },
                   [&] { return paused_partitions.pauses_total(); },
                   [&] { return event_rate.rate(); }, [&] { return event_rate.limited_seconds(); },
@@ -473,14 +471,13 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
     settings.backoff_max = config.relay.backoff_max;
     settings.max_attempts = config.relay.max_attempts;
     settings.max_lease_expiries = config.relay.max_lease_expiries;
-    settings.transactional = config.relay.transactional;
     settings.claim_bytes = config.relay.max_in_flight_bytes /
                            (static_cast<uint64_t>(config.relay.workers) * settings.pipeline_depth);
     workers.emplace_back([&, settings] {
       const MysqlThreadScope thread_mysql;
       Worker worker(settings, open_store,
                     WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
-                                 publish_health, in_flight_bytes, paused_partitions, event_rate,
+                                 outage_gate, in_flight_bytes, paused_partitions, event_rate,
                                  operator_pauses});
       try {
         worker.run(stop.get_token());

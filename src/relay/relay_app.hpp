@@ -1,6 +1,6 @@
 #pragma once
 
-#include "relay_config.hpp"
+#include "settings/relay_config.hpp"
 
 namespace outbox {
 

@@ -1,7 +1,5 @@
 #include "settlement.hpp"
 
-#include "publish/failure_kind.hpp"
-
 #include <set>
 #include <utility>
 
@@ -31,7 +29,7 @@ SettlementPlan classify_deliveries(const std::vector<DeliveryOutcome>& outcomes)
       continue;
     }
     plan.unconfirmed.push_back(i);
-    switch (classify_failure(outcome.error_code)) {
+    switch (outcome.failure()) {
       case FailureKind::kNotAttempted:
         plan.released.push_back(i);
         break;

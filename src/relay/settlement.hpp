@@ -27,7 +27,7 @@ struct SettlementPlan {
   std::vector<size_t> released;
   // The cluster's trouble (kTransient) on a partition where no event of this batch was
   // delivered: an outage, not the events' fault. Back to PENDING, no attempt counted; the
-  // outage gate (publish_health.hpp) pauses claims until a probe gets through.
+  // outage gate (outage_gate.hpp) pauses claims until a probe gets through.
   std::vector<size_t> outage;
   // Outage failures on a known partition, taken out of `outage` by the worker: the partition
   // is paused (paused_partitions.hpp) and these rows deferred for it, no attempt counted.
@@ -45,8 +45,8 @@ struct SettlementPlan {
   std::map<PublishFailure, std::vector<size_t>> failures;
 };
 
-// Classifies each outcome by its status and, for a failure, classify_failure(error_code) and
-// whether another event of its partition (its topic, when the partition is unknown) was
+// Classifies each outcome by its status and, for a failure, its failure kind (outcome.failure())
+// and whether another event of its partition (its topic, when the partition is unknown) was
 // delivered in the same batch.
 SettlementPlan classify_deliveries(const std::vector<DeliveryOutcome>& outcomes);
 

@@ -3,10 +3,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "health_board.hpp"
 #include "interruptible_sleep.hpp"
 #include "lease_store/claim_session_idle.hpp"
-#include "publish/chained_deliveries.hpp"
+#include "observe/health_board.hpp"
 #include "publish/unsent_batch.hpp"
 #include "worker_log.hpp"
 
@@ -30,7 +29,7 @@ Worker::Worker(WorkerSettings settings, LeaseStoreFactory open_store, WorkerShar
       polls_(shared.polls),
       health_(shared.health),
       batch_size_(shared.batch_size),
-      publish_health_(shared.publish_health),
+      outage_gate_(shared.outage_gate),
       bytes_(shared.bytes),
       holds_(shared.holds),
       rate_(shared.rate),
@@ -100,22 +99,22 @@ void Worker::take_step(Step step, const ClaimAttempt& attempt, const std::stop_t
 Worker::ClaimAttempt Worker::try_claim() {
   if (const std::optional<ClaimResult> not_now = reason_not_to_claim()) return {*not_now};
   // During an outage the gate lets one worker at a time send a small probe.
-  using Kind = PublishHealth::Admission::Kind;
-  const PublishHealth::Admission admission =
-      publish_health_.admit(batch_size_.load(), steady_clock::now());
+  using Kind = OutageGate::Admission::Kind;
+  const OutageGate::Admission admission =
+      outage_gate_.admit(batch_size_.load(), steady_clock::now());
   if (admission.kind == Kind::kWait) return {ClaimResult::kBrokerDown};
   const bool probe = admission.kind == Kind::kProbe;
   // relay.max_events_per_second: a claim takes no more events than the process's pace allows.
   const EventRate::Grant grant = rate_.take(admission.limit, steady_clock::now());
   if (grant.events == 0) {
-    if (probe) publish_health_.probe_not_sent(steady_clock::now());
+    if (probe) outage_gate_.probe_not_sent(steady_clock::now());
     ++stats_.rate_limited;
     return {ClaimResult::kRateLimited, std::nullopt, grant.retry_in};
   }
   // Payload bytes held by this process stay under relay.max_in_flight_bytes.
   ByteBudget::Allowance allowance = bytes_.reserve(settings_.claim_bytes);
   if (allowance.held.bytes() == 0 && !allowance.alone) {
-    if (probe) publish_health_.probe_not_sent(steady_clock::now());
+    if (probe) outage_gate_.probe_not_sent(steady_clock::now());
     rate_.give_back(grant.events);
     return {ClaimResult::kBudgetSpent};
   }
@@ -148,7 +147,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
   allowance.held.resize(claimed ? claimed.value().budget_bytes : 0);
   if (!claimed) {
     ++stats_.db_errors;
-    if (probe) publish_health_.probe_not_sent(steady_clock::now());
+    if (probe) outage_gate_.probe_not_sent(steady_clock::now());
     return {ClaimResult::kFailed, claimed.error(), backoff_.next()};
   }
   backoff_.reset();
@@ -161,7 +160,7 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
     // The outage gate's probe found nothing but paused partitions' rows: their own probes go
     // as an ordinary batch, and the gate's next probe reads on at once for a partition that
     // is not paused (a sick topic's deep backlog must not hide the healthy ones behind it).
-    publish_health_.probe_not_sent(steady_clock::now(), true);
+    outage_gate_.probe_not_sent(steady_clock::now(), true);
     probe = false;
   }
   if (!batch.parked.empty()) {
@@ -184,8 +183,8 @@ Worker::ClaimAttempt Worker::claim_and_send(size_t limit, bool probe,
     // claim) comes at once, for the rows behind them. Each such row is written once (held or
     // parked), so the sweep ends; a probe that found nothing at all waits its interval.
     if (probe) {
-      publish_health_.probe_not_sent(steady_clock::now(),
-                                     held > 0 || (holds_.any_paused() && !batch.parked.empty()));
+      outage_gate_.probe_not_sent(steady_clock::now(),
+                                  held > 0 || (holds_.any_paused() && !batch.parked.empty()));
     }
     if (held > 0) {
       if (!batch.parked.empty()) wake_successors(batch.parked);
@@ -252,20 +251,8 @@ void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool 
   try {
     // A full producer queue is a legitimate wait: it ticks.
     std::function<void()> tick = [this] { health_.tick(settings_.index); };
-    if (batch.after.empty() || settings_.transactional) {
-      deliveries = publisher_.send(batch.events, enqueue_by, tick);
-    } else {
-      // Every version at once on a gapless producer of the batch's own, reported (or purged)
-      // by the time a mark must start; or, where the publisher cannot promise that, versions
-      // behind their aggregate's head go once the one before them is acknowledged, driven by
-      // the wait for this batch's reports.
-      deliveries = publisher_.send_chains(batch.events, batch.after, enqueue_by,
-                                          lease_ends - kLeaseMargin, tick);
-      if (!deliveries) {
-        deliveries = std::make_unique<ChainedDeliveries>(publisher_, batch.events, batch.after,
-                                                         enqueue_by, std::move(tick));
-      }
-    }
+    deliveries = publisher_.send_batch(batch.events, batch.after, enqueue_by,
+                                       lease_ends - kLeaseMargin, std::move(tick));
   } catch (const std::exception& e) {
     // Not the end of the process: the batch settles like any other, every event released
     // (never marked), its bytes and its place in flight given back.

@@ -14,12 +14,13 @@
 #include "byte_budget.hpp"
 #include "event_rate.hpp"
 #include "lease_store/lease_store.hpp"
-#include "operator_pauses.hpp"
-#include "paused_partitions.hpp"
+#include "observe/relay_stats.hpp"
+#include "operator/operator_pauses.hpp"
+#include "operator/paused_partitions.hpp"
+#include "outage_gate.hpp"
 #include "poll_schedule.hpp"
 #include "publish/publisher.hpp"
-#include "publish_health.hpp"
-#include "relay_stats.hpp"
+#include "settings/relay_settings.hpp"
 #include "settlement.hpp"
 #include "worker_step.hpp"
 
@@ -28,21 +29,19 @@ namespace outbox {
 struct WorkerSettings {
   int index = 0;
   std::string claimant;  // prefix of this process's lease tokens (claimant_id())
-  Micros lease = std::chrono::seconds(60);
-  Micros backoff_initial = std::chrono::milliseconds(100);
-  Micros backoff_max = std::chrono::seconds(10);
+  // relay.*'s, defaults included (relay_settings.hpp).
+  Micros lease = relay_defaults().lease;
+  Micros backoff_initial = relay_defaults().backoff_initial;
+  Micros backoff_max = relay_defaults().backoff_max;
   // Attempts before a row is parked as FAILED (to say so in the log when it happens).
-  int max_attempts = 10;
-  int max_lease_expiries = 5;  // relay.max_lease_expiries, for the log
+  int max_attempts = relay_defaults().max_attempts;
+  int max_lease_expiries = relay_defaults().max_lease_expiries;  // for the log
   // The most payload bytes one claim may reserve: the byte budget divided among the batches
   // that can be in flight at once (workers x pipeline_depth).
   uint64_t claim_bytes = UINT64_MAX;
   // Batches published but not yet settled. 2 lets the claim of batch k+1 overlap the broker
   // round trip of batch k.
   size_t pipeline_depth = 2;
-  // relay.ordering: transactional: a batch is one Kafka transaction, so an aggregate's versions
-  // go together instead of one wave per version (chained_deliveries.hpp).
-  bool transactional = false;
 };
 
 // Opens a fresh LeaseStore (a new DB session) after a connection failure.
@@ -74,7 +73,7 @@ struct WorkerShared {
   PollSchedule& polls;
   HealthBoard& health;
   const std::atomic<size_t>& batch_size;  // relay.batch_size; SIGHUP may change it
-  PublishHealth& publish_health;          // the outage gate and unknown topics
+  OutageGate& outage_gate;                // the outage gate and unknown topics
   ByteBudget& bytes;                      // relay.max_in_flight_bytes
   PausedPartitions& holds;                // paused partitions and the events held for them
   EventRate& rate;                        // relay.max_events_per_second
@@ -169,7 +168,7 @@ class Worker {
   void await_reports(const InFlightBatch& batch);
   // Tells the outage gate and the unknown-topic tracker what the batch's reports say, and turns
   // the plan's unknown topics into deferrals or failures.
-  void consult_publish_health(const InFlightBatch& batch, SettlementPlan& plan);
+  void consult_outage_gate(const InFlightBatch& batch, SettlementPlan& plan);
   void report_deliveries(const InFlightBatch& batch, const SettlementPlan& plan);
   AppliedSettlement apply(const InFlightBatch& batch, const SettlementPlan& plan);
   void report_settlement(const InFlightBatch& batch, const SettlementPlan& plan,
@@ -195,7 +194,7 @@ class Worker {
   PollSchedule& polls_;
   HealthBoard& health_;
   const std::atomic<size_t>& batch_size_;
-  PublishHealth& publish_health_;
+  OutageGate& outage_gate_;
   ByteBudget& bytes_;
   PausedPartitions& holds_;
   EventRate& rate_;

@@ -4,14 +4,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include <librdkafka/rdkafka.h>
-
 #include <algorithm>
 #include <set>
 #include <thread>
 
 #include "failpoint.hpp"
-#include "health_board.hpp"
+#include "observe/health_board.hpp"
 #include "worker_log.hpp"
 
 namespace outbox {
@@ -39,7 +37,7 @@ void Worker::settle_oldest() {
   await_reports(batch);
   SettlementPlan plan = classify_deliveries(batch.deliveries->outcomes());
   consult_paused_partitions(batch, plan);
-  consult_publish_health(batch, plan);
+  consult_outage_gate(batch, plan);
   report_deliveries(batch, plan);
   // Fault injection: the window between the broker's confirmation and the mark. "kill" dies
   // here; "error" drops the batch as a crashed worker would, leaving the rows to their lease.
@@ -76,24 +74,24 @@ void Worker::await_reports(const InFlightBatch& batch) {
   }
 }
 
-void Worker::consult_publish_health(const InFlightBatch& batch, SettlementPlan& plan) {
+void Worker::consult_outage_gate(const InFlightBatch& batch, SettlementPlan& plan) {
   const std::vector<DeliveryOutcome>& outcomes = batch.deliveries->outcomes();
   const auto now = steady_clock::now();
   std::set<std::string> delivered_topics;
   for (size_t i : plan.delivered)
     delivered_topics.insert(outcomes[i].topic);
   for (const std::string& topic : delivered_topics)
-    publish_health_.delivered_to(topic);
+    outage_gate_.delivered_to(topic);
   size_t outage = plan.outage.size();
   for (const auto& [destination, indices] : plan.held)
     outage += indices.size();
-  publish_health_.settled(plan.delivered.size(), outage, describe_outage(plan, outcomes),
-                          batch.probe, batch.claimed_at, now);
+  outage_gate_.settled(plan.delivered.size(), outage, describe_outage(plan, outcomes), batch.probe,
+                       batch.claimed_at, now);
   // A topic unknown for less than its grace may be about to appear: retry without an attempt.
   // Past the grace it is the event's own trouble: FAILED with the reason.
   for (size_t i : plan.unknown_topic) {
-    const PublishHealth::UnknownTopicVerdict verdict =
-        publish_health_.unknown_topic(outcomes[i].topic, now);
+    const OutageGate::UnknownTopicVerdict verdict =
+        outage_gate_.unknown_topic(outcomes[i].topic, now);
     if (!verdict.give_up) {
       plan.deferred.push_back(i);
       plan.defer_for = plan.defer_for.count() == 0 ? verdict.retry_in
@@ -103,8 +101,7 @@ void Worker::consult_publish_health(const InFlightBatch& batch, SettlementPlan& 
     plan.failures[PublishFailure{true, outcomes[i].error + " (topic " + outcomes[i].topic +
                                            " unknown for " + format_pause(verdict.unknown_for) +
                                            ", longer than relay.unknown_topic_grace " +
-                                           format_pause(publish_health_.unknown_topic_grace()) +
-                                           ")"}]
+                                           format_pause(outage_gate_.unknown_topic_grace()) + ")"}]
         .push_back(i);
   }
 }
@@ -120,8 +117,7 @@ void Worker::report_deliveries(const InFlightBatch& batch, const SettlementPlan&
                                           since_claim);
   }
   for (size_t i : plan.unconfirmed) {
-    stats_.count_failure(
-        rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(outcomes[i].error_code)));
+    stats_.count_failure(outcomes[i].error_name());
   }
   for (size_t i : plan.released) {
     spdlog::info("event {} {} (topic {}): {}; back to PENDING, no attempt counted",

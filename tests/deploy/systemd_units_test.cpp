@@ -14,9 +14,9 @@
 
 #include "child_process.hpp"
 #include "config/duration.hpp"
-#include "relay_config.hpp"
+#include "observe/startup_extension.hpp"
 #include "relay_config_loading.hpp"
-#include "startup_extension.hpp"
+#include "settings/relay_config.hpp"
 #include "test_env.hpp"
 
 using outbox::test::run_command;

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "planner_config.hpp"
-#include "relay_config.hpp"
+#include "settings/relay_config.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The metrics endpoint as a client meets it (src/relay/http_endpoint.hpp): the real
+// The metrics endpoint as a client meets it (src/relay/observe/http_endpoint.hpp): the real
 // HttpEndpoint, started once in this process on a loopback port, gets each input as the bytes
 // of one connection. Whatever arrives, the server answers with an HTTP/1.1 status line or
 // closes the connection, and it keeps serving: every 64th input is followed by a well-formed
@@ -21,8 +21,8 @@
 #include <string>
 #include <string_view>
 
-#include "http_endpoint.hpp"
-#include "http_request.hpp"
+#include "observe/http_endpoint.hpp"
+#include "observe/http_request.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// The metrics endpoint's request-head parser (src/relay/http_request.hpp) on arbitrary bytes:
-// pure and in-process, so libFuzzer sees every branch of it. Checked on each input:
+// The metrics endpoint's request-head parser (src/relay/observe/http_request.hpp) on arbitrary
+// bytes: pure and in-process, so libFuzzer sees every branch of it. Checked on each input:
 // - the three states mean what the header says: kIncomplete only without a blank line and
 //   within kMaxRequestHead; kComplete only for GET or HEAD of a printable path that starts with
 //   '/' and holds no query string, taken from the request line itself; kRefused only with one of
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "http_request.hpp"
+#include "observe/http_request.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
-// The topic template renderer (src/relay/topic_router.hpp): arbitrary templates and arbitrary
-// row data. A template that parses renders only topic characters of its own; routing returns
-// either a valid Kafka topic name or an error naming the event, never an illegal name.
+// The topic template renderer (src/relay/publish/topic_router.hpp): arbitrary templates and
+// arbitrary row data. A template that parses renders only topic characters of its own; routing
+// returns either a valid Kafka topic name or an error naming the event, never an illegal name.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdlib>

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "config/env_substitution.hpp"
-#include "relay_config.hpp"
+#include "settings/relay_config.hpp"
 
 namespace outbox::test {
 

@@ -5,9 +5,9 @@
 
 #include <thread>
 
-#include "health_board.hpp"
 #include "mysql/mysql_error.hpp"
-#include "publish_health.hpp"
+#include "observe/health_board.hpp"
+#include "outage_gate.hpp"
 
 using namespace std::chrono_literals;
 
@@ -59,9 +59,9 @@ TEST_CASE("a loop that stops ticking is named, one that ticks is not", "[health]
 TEST_CASE("unknown topics nobody asks about any more are forgotten", "[health]") {
   // Topic names come from row data: a relay that met 10,000 made-up aggregate types must not
   // hold 10,000 entries for the rest of its days.
-  using Clock = outbox::PublishHealth::Clock;
-  outbox::PublishHealth health(
-      outbox::PublishHealth::Settings{.unknown_topic_grace = std::chrono::seconds(30)});
+  using Clock = outbox::OutageGate::Clock;
+  outbox::OutageGate health(
+      outbox::OutageGate::Settings{.unknown_topic_grace = std::chrono::seconds(30)});
   const Clock::time_point start = Clock::now();
   for (int i = 0; i < 10000; ++i)
     CHECK_FALSE(health.unknown_topic("outbox.made-up-" + std::to_string(i), start).give_up);

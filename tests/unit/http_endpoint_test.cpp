@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "http_endpoint.hpp"
-#include "http_request.hpp"
+#include "observe/http_endpoint.hpp"
+#include "observe/http_request.hpp"
 
 using namespace std::chrono_literals;
 using outbox::HttpEndpoint;

@@ -3,9 +3,9 @@
 // is read only when outboxctl connects. Messages are exact and name the keys.
 #include <catch2/catch.hpp>
 
-#include "operator_settings.hpp"
 #include "outcome_printing.hpp"
 #include "relay_config_loading.hpp"
+#include "settings/operator_settings.hpp"
 #include "test_env.hpp"
 
 using namespace std::chrono_literals;

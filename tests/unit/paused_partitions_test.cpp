@@ -3,7 +3,7 @@
 // hands back every event held for it.
 #include <catch2/catch.hpp>
 
-#include "paused_partitions.hpp"
+#include "operator/paused_partitions.hpp"
 
 using namespace std::chrono_literals;
 using outbox::Destination;

@@ -9,8 +9,8 @@
 #include <map>
 
 #include "publish/producer_config.hpp"
-#include "relay_config.hpp"
 #include "relay_config_loading.hpp"
+#include "settings/relay_config.hpp"
 #include "test_env.hpp"
 
 using outbox::ConfigDiagnostics;
@@ -485,23 +485,23 @@ TEST_CASE("ordering transactional: per-aggregate claims, one Kafka transaction p
           "[config]") {
   const Loaded plain = load(kMinimal);
   REQUIRE(plain.config);
-  CHECK(plain.config->relay.ordering == outbox::Ordering::kPerAggregate);
-  CHECK_FALSE(plain.config->relay.transactional);
+  CHECK(outbox::claim_ordering(plain.config->relay) == outbox::Ordering::kPerAggregate);
+  CHECK(plain.config->relay.ordering != outbox::DeliveryOrder::kTransactional);
   CHECK(outbox::ordering_name(plain.config->relay) == "per_aggregate");
 
   const Loaded loaded = load(kMinimal + "relay:\n  ordering: transactional\n");
   REQUIRE(loaded.errors.empty());
   REQUIRE(loaded.config);
-  CHECK(loaded.config->relay.ordering == outbox::Ordering::kPerAggregate);
-  CHECK(loaded.config->relay.transactional);
+  CHECK(outbox::claim_ordering(loaded.config->relay) == outbox::Ordering::kPerAggregate);
+  CHECK(loaded.config->relay.ordering == outbox::DeliveryOrder::kTransactional);
   // Chains cost no round trip per version there: as long as the batch has room for.
   CHECK(loaded.config->relay.chain_length == outbox::kLongChainLength);
   // per_aggregate pipelines its chains by default: they cost no round trip per version either.
-  CHECK(plain.config->relay.pipelined_chains);
+  CHECK(plain.config->relay.ordering == outbox::DeliveryOrder::kPipelined);
   CHECK(plain.config->relay.chain_length == outbox::kLongChainLength);
   const Loaded waves = load(kMinimal + "relay:\n  pipelined_chains: false\n");
   REQUIRE(waves.config);
-  CHECK_FALSE(waves.config->relay.pipelined_chains);
+  CHECK(waves.config->relay.ordering == outbox::DeliveryOrder::kWaves);
   CHECK(waves.config->relay.chain_length == outbox::kWaveChainLength);
   CHECK(outbox::print_relay_config(*waves.config).find("pipelined_chains: false") !=
         std::string::npos);

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "gated_deliveries.hpp"
-#include "health_board.hpp"
+#include "observe/health_board.hpp"
 #include "poll.hpp"
 #include "worker.hpp"
 
@@ -241,10 +241,10 @@ class ScriptedPublisher final : public outbox::Publisher {
 struct Harness {
   // Probes of 3 events, 1-2 ms apart, unless the test says otherwise.
   explicit Harness(int events, size_t batch = 10,
-                   outbox::PublishHealth::Settings health_settings = {.probe_events = 3,
-                                                                      .probe_interval_initial = 1ms,
-                                                                      .probe_interval_max = 2ms})
-      : store(new ScriptedStore(events)), publish_health(health_settings) {
+                   outbox::OutageGate::Settings health_settings = {.probe_events = 3,
+                                                                   .probe_interval_initial = 1ms,
+                                                                   .probe_interval_max = 2ms})
+      : store(new ScriptedStore(events)), outage_gate(health_settings) {
     settings.claimant = "test";
     batch_size.store(batch);
     settings.backoff_initial = 1ms;
@@ -259,8 +259,8 @@ struct Harness {
           if (next_store) return std::unique_ptr<outbox::LeaseStore>(std::move(next_store));
           return outbox::Error{"store already handed out"};
         },
-        outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, publish_health,
-                             bytes, paused, rate, operator_pauses});
+        outbox::WorkerShared{publisher, stats, drain, polls, health, batch_size, outage_gate, bytes,
+                             paused, rate, operator_pauses});
     store_view = store.get();
     thread = std::jthread([this] { worker->run(stop.get_token()); });
   }
@@ -284,7 +284,7 @@ struct Harness {
   outbox::PollSchedule polls{1ms, 2ms};
   outbox::HealthBoard health{1};
   std::atomic<size_t> batch_size{10};
-  outbox::PublishHealth publish_health;
+  outbox::OutageGate outage_gate;
   outbox::ByteBudget bytes{64 << 20};
   outbox::PausedPartitions paused{outbox::PausedPartitions::Settings{}};
   outbox::EventRate rate;  // relay.max_events_per_second: unlimited unless a test sets it
@@ -463,14 +463,14 @@ TEST_CASE("an outage counts no attempt, pauses claims to small probes, and ends 
   // Every batch fails alike: the gate pauses claims and lets probes of 3 through, until every
   // event went back at least once and some more than once (polled, not assumed: how many probes
   // ran by the time a fixed count of claims was seen depends on the machine; CI once saw 35).
-  REQUIRE(outbox::test::eventually([&] { return h.publish_health.outages_total() == 1; }));
+  REQUIRE(outbox::test::eventually([&] { return h.outage_gate.outages_total() == 1; }));
   REQUIRE(outbox::test::eventually([&] {
     std::lock_guard lock(h.store_view->mutex);
     return std::count(h.store_view->claim_limits.begin(), h.store_view->claim_limits.end(), 3) >=
                5 &&
            h.store_view->released.size() > 40;
   }));
-  CHECK(h.publish_health.outage(std::chrono::steady_clock::now()).has_value());
+  CHECK(h.outage_gate.outage(std::chrono::steady_clock::now()).has_value());
   {
     std::lock_guard lock(h.store_view->mutex);
     CHECK(h.store_view->retrying.empty());  // many more failures than max_attempts: none counted
@@ -481,7 +481,7 @@ TEST_CASE("an outage counts no attempt, pauses claims to small probes, and ends 
   // The cluster recovers: a probe gets through, claims are full again, everything publishes.
   h.publisher.fail_all = RD_KAFKA_RESP_ERR_NO_ERROR;
   REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 40; }));
-  CHECK_FALSE(h.publish_health.outage(std::chrono::steady_clock::now()).has_value());
+  CHECK_FALSE(h.outage_gate.outage(std::chrono::steady_clock::now()).has_value());
   {
     std::lock_guard lock(h.store_view->mutex);
     CHECK(h.store_view->claim_limits.back() == 10);
@@ -505,7 +505,7 @@ TEST_CASE("a sick partition is paused on its own: the others flow, its events wa
     std::lock_guard lock(h.store_view->mutex);
     return h.store_view->held.size() == 20;
   }));
-  CHECK(h.publish_health.outages_total() == 0);
+  CHECK(h.outage_gate.outages_total() == 0);
   CHECK(h.paused.paused_per_topic() == std::map<std::string, size_t>{{"t", 1}});
   {
     std::lock_guard lock(h.store_view->mutex);
@@ -534,7 +534,7 @@ TEST_CASE("a sick partition is paused on its own: the others flow, its events wa
   }
   REQUIRE(outbox::test::eventually([&] { return h.stats.events_published.load() == 60; }));
   CHECK(h.paused.paused_per_topic() == std::map<std::string, size_t>{{"t", 0}});
-  CHECK(h.publish_health.outages_total() == 0);
+  CHECK(h.outage_gate.outages_total() == 0);
   h.stop_and_join();
   std::lock_guard lock(h.store_view->mutex);
   CHECK(h.store_view->marked.size() == 60);
@@ -579,7 +579,7 @@ TEST_CASE("a topic not known yet is retried without attempts within its grace, F
     CHECK(h.store_view->last_defer >= 1s);
   }
   SECTION("past the grace") {
-    Harness h(5, 10, outbox::PublishHealth::Settings{.unknown_topic_grace = outbox::Micros(0)});
+    Harness h(5, 10, outbox::OutageGate::Settings{.unknown_topic_grace = outbox::Micros(0)});
     h.publisher.status_of["e2"] = DeliveryStatus::kNotDelivered;
     h.publisher.error_of["e2"] = RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
     h.start();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/duration.hpp"
+#include "config/setting_table.hpp"
 #include "config/yaml_section.hpp"
 #include "logging.hpp"
 
@@ -16,6 +17,9 @@ struct LogSettings {
   LogFormat format = LogFormat::kText;
   Micros stats_interval = std::chrono::seconds(30);  // 0: no periodic progress line
 };
+
+// log.*'s keys (setting_table.hpp): level reloads on SIGHUP where the program reloads.
+const SettingTable<LogSettings>& log_keys();
 
 // Reads a `log:` section (level, format, stats_interval).
 LogSettings read_log_section(YamlSection section);

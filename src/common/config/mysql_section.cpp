@@ -65,15 +65,9 @@ MysqlTls read_tls_section(YamlSection section) {
   return tls;
 }
 
-}  // namespace
-
-MysqlEndpoint read_mysql_section(YamlSection section, PasswordFileRead password_file_read) {
-  MysqlEndpoint mysql;
-  mysql.host = section.string("host", mysql.host);
-  mysql.port = static_cast<int>(section.integer("port", mysql.port, 1, 65535));
-  mysql.socket = section.string("socket", "");
-  mysql.user = section.required_string("user");
-  mysql.database = section.required_string("database");
+// mysql.password or mysql.password_file (read now or at connection, by `password_file_read`).
+void read_password(YamlSection& section, MysqlEndpoint& mysql,
+                   PasswordFileRead password_file_read) {
   const std::optional<std::string> password = section.optional_string("password");
   const std::optional<std::string> password_file = section.optional_string("password_file");
   if (password && password_file) {
@@ -95,36 +89,74 @@ MysqlEndpoint read_mysql_section(YamlSection section, PasswordFileRead password_
     mysql.password = *password;
     section.warn_if_inline_secret_exposed("password");
   }
-  mysql.connect_timeout =
-      section.duration("connect_timeout", mysql.connect_timeout, seconds(1), minutes(5));
-  mysql.read_timeout = section.duration("read_timeout", mysql.read_timeout, seconds(1), hours(1));
-  mysql.tls = read_tls_section(section.section("tls"));
+}
+
+}  // namespace
+
+SettingTable<MysqlEndpoint> mysql_keys(PasswordFileRead password_file_read) {
+  using S = MysqlEndpoint;
+  SettingTable<S> keys;
+  keys.string("host", &S::host)
+      .integer("port", &S::port, 1, 65535)
+      .string("socket", &S::socket)
+      .custom(
+          {"user"}, Reload::kRestart,
+          [](YamlSection& section, S& mysql) { mysql.user = section.required_string("user"); },
+          [](YAML::Emitter& out, const S& mysql) {
+            out << YAML::Key << "user" << YAML::Value << mysql.user;
+          })
+      .custom(
+          {"password", "password_file"}, Reload::kRestart,
+          [password_file_read](YamlSection& section, S& mysql) {
+            read_password(section, mysql, password_file_read);
+          },
+          [](YAML::Emitter& out, const S& mysql) {
+            out << YAML::Key << "password" << YAML::Value
+                << (mysql.password.empty() ? "" : "*****");
+            if (!mysql.password_file.empty()) {
+              out << YAML::Key << "password_file" << YAML::Value << mysql.password_file;
+            }
+          })
+      .custom(
+          {"database"}, Reload::kRestart,
+          [](YamlSection& section, S& mysql) {
+            mysql.database = section.required_string("database");
+          },
+          [](YAML::Emitter& out, const S& mysql) {
+            out << YAML::Key << "database" << YAML::Value << mysql.database;
+          })
+      .duration("connect_timeout", &S::connect_timeout, seconds(1), minutes(5))
+      .duration("read_timeout", &S::read_timeout, seconds(1), hours(1))
+      .custom(
+          {"tls"}, Reload::kRestart,
+          [](YamlSection& section, S& mysql) {
+            mysql.tls = read_tls_section(section.section("tls"));
+          },
+          [](YAML::Emitter& out, const S& mysql) {
+            out << YAML::Key << "tls" << YAML::Value << YAML::BeginMap;
+            const TlsMode mode = effective_tls_mode(mysql.tls, mysql.host, mysql.socket);
+            out << YAML::Key << "mode" << YAML::Value << tls_mode_name(mode);
+            if (!mysql.tls.mode) out << YAML::Comment("the default for this host");
+            out << YAML::Key << "ca_file" << YAML::Value << mysql.tls.ca_file;
+            out << YAML::Key << "cert_file" << YAML::Value << mysql.tls.cert_file;
+            out << YAML::Key << "key_file" << YAML::Value << mysql.tls.key_file;
+            out << YAML::EndMap;
+          });
+  return keys;
+}
+
+MysqlEndpoint read_mysql_section(YamlSection section, PasswordFileRead password_file_read) {
+  MysqlEndpoint mysql;
+  mysql_keys(password_file_read).read(section, mysql);
   section.reject_unknown_keys();
   return mysql;
 }
 
 void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out, const std::string& table) {
   out << YAML::BeginMap;
-  out << YAML::Key << "host" << YAML::Value << mysql.host;
-  out << YAML::Key << "port" << YAML::Value << mysql.port;
-  out << YAML::Key << "socket" << YAML::Value << mysql.socket;
-  out << YAML::Key << "user" << YAML::Value << mysql.user;
-  out << YAML::Key << "password" << YAML::Value << (mysql.password.empty() ? "" : "*****");
-  if (!mysql.password_file.empty()) {
-    out << YAML::Key << "password_file" << YAML::Value << mysql.password_file;
-  }
-  out << YAML::Key << "database" << YAML::Value << mysql.database;
+  // Printing never reads the password file.
+  mysql_keys(PasswordFileRead::kWhenConnecting).print(out, mysql);
   if (!table.empty()) out << YAML::Key << "table" << YAML::Value << table;
-  out << YAML::Key << "connect_timeout" << YAML::Value << format_duration(mysql.connect_timeout);
-  out << YAML::Key << "read_timeout" << YAML::Value << format_duration(mysql.read_timeout);
-  out << YAML::Key << "tls" << YAML::Value << YAML::BeginMap;
-  const TlsMode mode = effective_tls_mode(mysql.tls, mysql.host, mysql.socket);
-  out << YAML::Key << "mode" << YAML::Value << tls_mode_name(mode);
-  if (!mysql.tls.mode) out << YAML::Comment("the default for this host");
-  out << YAML::Key << "ca_file" << YAML::Value << mysql.tls.ca_file;
-  out << YAML::Key << "cert_file" << YAML::Value << mysql.tls.cert_file;
-  out << YAML::Key << "key_file" << YAML::Value << mysql.tls.key_file;
-  out << YAML::EndMap;
   out << YAML::EndMap;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "config/setting_table.hpp"
 #include "config/yaml_section.hpp"
 #include "mysql/mysql_endpoint.hpp"
 #include "outcome.hpp"
@@ -18,6 +19,10 @@ enum class PasswordFileRead {
   kWhenConnecting,
 };
 
+// mysql.*'s keys (setting_table.hpp); `password_file_read` says when mysql.password_file is
+// read.
+SettingTable<MysqlEndpoint> mysql_keys(PasswordFileRead password_file_read);
+
 // Reads a `mysql:` section (host, port, socket, user, password | password_file, database,
 // connect_timeout, read_timeout, tls), shared by every program configured by YAML. A password_file
 // that other users can read is a warning; the file is read again at every connection.
@@ -25,7 +30,7 @@ MysqlEndpoint read_mysql_section(
     YamlSection section, PasswordFileRead password_file_read = PasswordFileRead::kWithTheFile);
 
 // Writes the endpoint as a YAML mapping value with the password as *****; `table` (the relay's
-// mysql.table) is written when not empty.
+// mysql.table, read by the relay's own reader) is written last when not empty.
 void emit_mysql_section(const MysqlEndpoint& mysql, YAML::Emitter& out,
                         const std::string& table = "");
 

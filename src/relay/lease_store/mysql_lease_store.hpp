@@ -9,6 +9,7 @@
 #include "lease_store/lease_store.hpp"
 #include "mysql/mysql_session.hpp"
 #include "poll_schedule.hpp"
+#include "settings/relay_settings.hpp"
 
 namespace outbox {
 
@@ -20,7 +21,8 @@ inline constexpr size_t kMaxLastErrorLength = 1024;
 // it, can never make the failure itself unrecordable), at most kMaxLastErrorLength characters.
 std::string storable_error(const std::string& text);
 
-// How claims pick rows and how failures are recorded.
+// How claims pick rows and how failures are recorded. The relay.* settings among these default
+// to relay.*'s defaults (relay_settings.hpp), so the two cannot drift.
 struct ClaimPolicy {
   // The outbox table and the message columns the scans read (mysql.table, kafka.*).
   lease_sql::Schema schema;
@@ -29,19 +31,19 @@ struct ClaimPolicy {
   // they are rare, and an idle relay should not pay for their scans on every poll. Workers of
   // one process share `due_scans`, so the interval holds per process; without one, each store
   // keeps its own.
-  Micros due_scan_interval = std::chrono::seconds(1);
+  Micros due_scan_interval = relay_defaults().reclaim_interval;
   std::shared_ptr<DueScanSchedule> due_scans;
-  int max_attempts = 10;
+  int max_attempts = relay_defaults().max_attempts;
   // A row whose lease expired unsettled this many times is parked as FAILED by the claim that
   // finds it expired again, instead of being taken over once more.
-  int max_lease_expiries = 5;
+  int max_lease_expiries = relay_defaults().max_lease_expiries;
   // A BLOCKED row is woken when the event before it is published; as a safety net (a relay
   // that died between its mark and its wake check) it is also rechecked after age / 10, within
   // these bounds.
   Micros blocked_recheck_min = std::chrono::seconds(1);
   Micros blocked_recheck_max = std::chrono::seconds(60);
-  Micros retry_backoff_initial = std::chrono::seconds(1);
-  Micros retry_backoff_max = std::chrono::minutes(5);
+  Micros retry_backoff_initial = relay_defaults().retry_backoff_initial;
+  Micros retry_backoff_max = relay_defaults().retry_backoff_max;
   // Per-aggregate ordering (relay.chain_length): a claim takes up to this many PENDING
   // versions right behind each claimed head of an aggregate, sent one after another as the
   // broker acknowledges each (chained_deliveries.hpp). 0: heads only, the rest wait.

@@ -16,12 +16,12 @@ ChainedDeliveries::ChainedDeliveries(Publisher& publisher, const std::vector<Out
                                      const std::vector<size_t>& after,
                                      steady_clock::time_point enqueue_by,
                                      std::function<void()> still_waiting)
-    : publisher_(publisher),
+    : DrivenDeliveries(events.size()),
+      publisher_(publisher),
       after_(after),
       next_(events.size()),
       enqueue_by_(enqueue_by),
-      still_waiting_(std::move(still_waiting)),
-      outcomes_(events.size()) {
+      still_waiting_(std::move(still_waiting)) {
   events_.reserve(events.size());
   std::vector<size_t> first;
   for (size_t i = 0; i < events.size(); ++i) {
@@ -35,13 +35,15 @@ ChainedDeliveries::ChainedDeliveries(Publisher& publisher, const std::vector<Out
   }
   send_wave(std::move(first));
   if (!current_) {
-    done_ = true;
+    finish();
     return;
   }
-  driver_ = std::jthread([this] { drive(); });
+  start([this] { drive(); });
 }
 
-ChainedDeliveries::~ChainedDeliveries() = default;  // driver_ joins
+ChainedDeliveries::~ChainedDeliveries() {
+  join();
+}
 
 void ChainedDeliveries::not_sent(size_t index, const std::string& why) {
   for (size_t i = index;; i = next_[i]) {
@@ -119,16 +121,7 @@ void ChainedDeliveries::drive() {
     if (!current_->wait_until(steady_clock::now() + kSlice)) continue;
     send_wave(settle_wave());
   }
-  {
-    const std::lock_guard lock(mutex_);
-    done_ = true;
-  }
-  done_changed_.notify_all();
-}
-
-bool ChainedDeliveries::wait_until(steady_clock::time_point deadline) {
-  std::unique_lock lock(mutex_);
-  return done_changed_.wait_until(lock, deadline, [this] { return done_; });
+  finish();
 }
 
 }  // namespace outbox

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "publish/driven_deliveries.hpp"
 #include "publish/publisher.hpp"
 
 namespace outbox {
@@ -30,7 +31,7 @@ namespace outbox {
 // are sent by a thread of the batch's own, as soon as the wave before reported: the worker
 // does not drive them, so the chains of every batch in flight advance while the worker
 // claims, marks or waits for an older batch.
-class ChainedDeliveries final : public InFlightDeliveries {
+class ChainedDeliveries final : public DrivenDeliveries {
  public:
   // `events` must stay alive and unchanged until wait_until() returned true (the producer sends
   // their payloads without copying). after[i] is the index of events[i]'s predecessor, i for
@@ -42,12 +43,6 @@ class ChainedDeliveries final : public InFlightDeliveries {
   // Waits for the chain's thread, which ends once every wave it sent reported (each report
   // comes within the delivery timeout, sooner after a purge).
   ~ChainedDeliveries() override;
-  ChainedDeliveries(const ChainedDeliveries&) = delete;
-  ChainedDeliveries& operator=(const ChainedDeliveries&) = delete;
-
-  bool wait_until(std::chrono::steady_clock::time_point deadline) override;
-  const std::vector<DeliveryOutcome>& outcomes() const override { return outcomes_; }
-
   // How many waves were handed over (the longest chain's length); once wait_until() was true.
   size_t waves_sent() const { return waves_sent_; }
 
@@ -68,16 +63,9 @@ class ChainedDeliveries final : public InFlightDeliveries {
   std::vector<size_t> next_;   // next_[i]: the version right behind events[i]; i for none
   std::chrono::steady_clock::time_point enqueue_by_;
   std::function<void()> still_waiting_;
-  std::vector<DeliveryOutcome> outcomes_;
   std::vector<size_t> wave_;  // indices of the wave waited for
   std::unique_ptr<InFlightDeliveries> current_;
-  size_t waves_sent_ = 0;
-  // Set by the chain's thread (or the constructor) once every outcome is in; outcomes_ and
-  // waves_sent_ are read only after seeing it.
-  std::mutex mutex_;
-  std::condition_variable done_changed_;
-  bool done_ = false;
-  std::jthread driver_;  // last: started after every member above, joined before they go
+  size_t waves_sent_ = 0;  // read, like outcomes_, only once wait_until() was true
 };
 
 }  // namespace outbox

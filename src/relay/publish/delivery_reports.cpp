@@ -16,7 +16,7 @@ DeliveryReports::~DeliveryReports() {
   if (remaining_ == 0) return;
   spdlog::warn("discarding a batch with {} deliveries outstanding: purging them", remaining_);
   lock.unlock();
-  rd_kafka_purge(producer_->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  producer_->purge();
   lock.lock();
   reported_.wait(lock, [this] { return remaining_ == 0; });
 }

@@ -1,5 +1,7 @@
 #include "publish/failure_kind.hpp"
 
+#include "publish/publisher.hpp"
+
 #include <librdkafka/rdkafka.h>
 
 namespace outbox {
@@ -39,6 +41,10 @@ FailureKind classify_failure(int error_code) {
     default:
       return FailureKind::kTransient;
   }
+}
+
+std::string DeliveryOutcome::error_name() const {
+  return rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(error_code));
 }
 
 }  // namespace outbox

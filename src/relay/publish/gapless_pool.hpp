@@ -9,6 +9,7 @@
 
 #include "publish/kafka_producer.hpp"
 #include "publish/kafka_settings.hpp"
+#include "publish/producer_slots.hpp"
 
 namespace outbox {
 
@@ -22,7 +23,13 @@ namespace outbox {
 // hit a fatal error or reported any failure is replaced before its next batch: the next batch
 // then starts on a new producer id with fresh sequence numbers, whatever librdkafka made of the
 // old producer's failed sequence.
-class GaplessPool {
+// A gapless producer's slot (producer_slots.hpp).
+struct GaplessSlot {
+  std::shared_ptr<ProducerHandle> producer;  // null: to create at the next acquire
+  bool busy = false;
+};
+
+class GaplessPool : public ProducerSlots<GaplessSlot> {
  public:
   GaplessPool(KafkaSettings kafka, size_t producers, ProducerCounters counters);
   ~GaplessPool();
@@ -56,23 +63,11 @@ class GaplessPool {
   // Waits until `deadline` for a free producer, creating it if it is new or was retired.
   Acquired acquire(std::chrono::steady_clock::time_point deadline);
 
-  // Gives up on every queued and in-flight message of every producer (drain deadline).
-  void purge_all();
-  // Messages the producers hold, for metrics.
-  long queue_length();
-
  private:
-  struct Slot {
-    std::shared_ptr<ProducerHandle> producer;  // null: to create at the next acquire
-    bool busy = false;
-  };
   void give_back(size_t slot, bool retire);
 
   KafkaSettings kafka_;
   ProducerCounters counters_;
-  std::mutex mutex_;
-  std::condition_variable freed_;
-  std::vector<Slot> slots_;
   int generations_ = 0;  // producers created, for their log names
 };
 

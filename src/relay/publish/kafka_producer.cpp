@@ -50,6 +50,14 @@ void ProducerHandle::on_delivery(rd_kafka_t* /*handle*/, const rd_kafka_message_
   slot->sink->on_report(slot->index, *message);
 }
 
+void ProducerHandle::purge() {
+  rd_kafka_purge(handle_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+}
+
+long ProducerHandle::queue_length() const {
+  return rd_kafka_outq_len(handle_.get());
+}
+
 std::string ProducerHandle::fatal_reason() const {
   std::lock_guard lock(fatal_mutex_);
   return fatal_reason_;

@@ -66,6 +66,11 @@ class ProducerHandle {
   bool all_brokers_down() const { return all_brokers_down_.load(); }
   void set_brokers_up() { all_brokers_down_.store(false); }
 
+  // Gives up on every message queued or in flight: each gets its report at once.
+  void purge();
+  // Messages it holds, queued and in flight.
+  long queue_length() const;
+
   // Fetches broker metadata: proof that a broker answers.
   Status probe(std::chrono::milliseconds timeout);
 

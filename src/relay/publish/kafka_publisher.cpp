@@ -239,6 +239,9 @@ std::unique_ptr<InFlightDeliveries> KafkaPublisher::send_chains(
     const std::vector<OutboxEvent>& events, const std::vector<size_t>& after,
     steady_clock::time_point enqueue_by, steady_clock::time_point settle_by,
     const std::function<void()>& still_waiting) {
+  // relay.ordering: transactional: the batch is one transaction, all or nothing, whatever
+  // its chains (send_each decides whether it needs one).
+  if (transactions_) return send(events, enqueue_by, still_waiting);
   // Versions routed to another topic, or keyed apart (kafka.key_column), have no common
   // partition sequence to keep them gapless: waves.
   if (!gapless_ || !chains_share_partitions(events, after)) return nullptr;
@@ -391,11 +394,9 @@ void KafkaPublisher::abandon_in_flight() {
     abandoned_ = true;
   }
   std::lock_guard lock(mutex_);
-  rd_kafka_purge(producer_->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  producer_->purge();
   for (const std::weak_ptr<ProducerHandle>& weak : retired_) {
-    if (std::shared_ptr<ProducerHandle> old = weak.lock()) {
-      rd_kafka_purge(old->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-    }
+    if (std::shared_ptr<ProducerHandle> old = weak.lock()) old->purge();
   }
   // Their transactions then abort (a purged message fails its transaction).
   if (transactions_) transactions_->purge_all();
@@ -416,9 +417,9 @@ bool KafkaPublisher::healthy() {
 
 long KafkaPublisher::queue_length() {
   std::lock_guard lock(mutex_);
-  long queued = rd_kafka_outq_len(producer_->get());
+  long queued = producer_->queue_length();
   for (const std::weak_ptr<ProducerHandle>& weak : retired_) {
-    if (std::shared_ptr<ProducerHandle> old = weak.lock()) queued += rd_kafka_outq_len(old->get());
+    if (std::shared_ptr<ProducerHandle> old = weak.lock()) queued += old->queue_length();
   }
   if (transactions_) queued += transactions_->queue_length();
   if (gapless_) queued += gapless_->queue_length();

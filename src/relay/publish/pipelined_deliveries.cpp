@@ -36,22 +36,19 @@ PipelinedDeliveries::PipelinedDeliveries(std::unique_ptr<GaplessPool::Lease> lea
                                          steady_clock::time_point report_by,
                                          std::atomic<uint64_t>* inversions,
                                          std::atomic<uint64_t>* batches)
-    : lease_(std::move(lease)),
+    : DrivenDeliveries(after.size()),
+      lease_(std::move(lease)),
       batch_(std::move(batch)),
       after_(std::move(after)),
       event_ids_(std::move(event_ids)),
       report_by_(report_by),
       inversions_(inversions),
-      batches_(batches),
-      driver_([this] { drive(); }) {}
-
-PipelinedDeliveries::~PipelinedDeliveries() {
-  if (driver_.joinable()) driver_.join();
+      batches_(batches) {
+  start([this] { drive(); });
 }
 
-bool PipelinedDeliveries::wait_until(steady_clock::time_point deadline) {
-  std::unique_lock lock(mutex_);
-  return done_changed_.wait_until(lock, deadline, [this] { return done_; });
+PipelinedDeliveries::~PipelinedDeliveries() {
+  join();
 }
 
 void PipelinedDeliveries::drive() {
@@ -79,7 +76,7 @@ void PipelinedDeliveries::drive() {
     } else {
       continue;
     }
-    rd_kafka_purge(producer->get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    producer->purge();
     purged = true;
   }
   outcomes_ = batch_->outcomes();
@@ -124,9 +121,7 @@ void PipelinedDeliveries::drive() {
   // here, with the batch that held it last (every report came), not on the worker's thread.
   lease_.reset();
   batch_.reset();
-  std::lock_guard lock(mutex_);
-  done_ = true;
-  done_changed_.notify_all();
+  finish();
 }
 
 }  // namespace outbox

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "publish/delivery_reports.hpp"
+#include "publish/driven_deliveries.hpp"
 #include "publish/gapless_pool.hpp"
 #include "publish/publisher.hpp"
 
@@ -44,7 +45,7 @@ namespace outbox {
 // delivered behind one of its chain that was not is an inversion this design rules out; it is
 // still marked (it is on Kafka), counted in `inversions`, and logged as an error. `batches`
 // counts the batches settled this way.
-class PipelinedDeliveries final : public InFlightDeliveries {
+class PipelinedDeliveries final : public DrivenDeliveries {
  public:
   // after[i]: index of events[i]'s predecessor in its chain, i for none; predecessors first.
   // `event_ids` name the events in the log.
@@ -54,11 +55,6 @@ class PipelinedDeliveries final : public InFlightDeliveries {
                       std::chrono::steady_clock::time_point report_by,
                       std::atomic<uint64_t>* inversions, std::atomic<uint64_t>* batches);
   ~PipelinedDeliveries() override;
-  PipelinedDeliveries(const PipelinedDeliveries&) = delete;
-  PipelinedDeliveries& operator=(const PipelinedDeliveries&) = delete;
-
-  bool wait_until(std::chrono::steady_clock::time_point deadline) override;
-  const std::vector<DeliveryOutcome>& outcomes() const override { return outcomes_; }
 
  private:
   void drive();
@@ -70,11 +66,6 @@ class PipelinedDeliveries final : public InFlightDeliveries {
   std::chrono::steady_clock::time_point report_by_;
   std::atomic<uint64_t>* inversions_;
   std::atomic<uint64_t>* batches_;  // pipelined batches settled
-  std::vector<DeliveryOutcome> outcomes_;
-  std::mutex mutex_;
-  std::condition_variable done_changed_;
-  bool done_ = false;
-  std::jthread driver_;  // last: started after every member above, joined before they go
 };
 
 // How many versions of `outcomes` were reported delivered behind a version of their chain

@@ -10,7 +10,7 @@ namespace {
 constexpr const char* kDefaultDeliveryTimeoutMs = "30000";
 
 // Defaults chosen for an outbox relay; each can be overridden in kafka.properties.
-const std::vector<std::pair<std::string, std::string>>& relay_defaults() {
+const std::vector<std::pair<std::string, std::string>>& producer_property_defaults() {
   static const std::vector<std::pair<std::string, std::string>> defaults{
       {"client.id", "outbox-relay"},
       // Every delivery report arrives within this bound; the lease must outlast it.
@@ -63,7 +63,7 @@ std::string forbidden_reason(const std::string& name, const std::string& value) 
 std::vector<ProducerProperty> producer_properties(const KafkaSettings& kafka, ProducerRole role) {
   const TransactionalIdentity* transactional = role.transactional;
   std::vector<ProducerProperty> out;
-  for (const auto& [name, value] : relay_defaults())
+  for (const auto& [name, value] : producer_property_defaults())
     out.push_back({name, value, "default"});
   if (transactional != nullptr) {
     const auto ms =

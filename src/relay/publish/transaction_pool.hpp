@@ -10,6 +10,7 @@
 #include "config/duration.hpp"
 #include "publish/kafka_producer.hpp"
 #include "publish/kafka_settings.hpp"
+#include "publish/producer_slots.hpp"
 
 namespace outbox {
 
@@ -47,7 +48,21 @@ struct TransactionEnd {
 // A producer that hit a fatal error (fenced by a newer one with its id, for instance) is
 // replaced by a new one with the same transactional.id, whose initialisation aborts whatever
 // the old one left open.
-class TransactionPool {
+// A transactional producer's slot (producer_slots.hpp).
+struct TransactionSlot {
+  std::string transactional_id;
+  std::shared_ptr<ProducerHandle> producer;
+  int generation = 0;
+  bool initialised = false;
+  bool busy = false;
+  bool replace = false;  // fatal, or its transaction's fate unknown: a new producer next time
+  // A newer producer with this transactional.id exists: a successor under the same
+  // relay.instance_id took over, or another live relay shares it. Never replaced, so two
+  // relays cannot fence each other in turn forever; the slot serves nothing any more.
+  bool fenced = false;
+};
+
+class TransactionPool : public ProducerSlots<TransactionSlot> {
  public:
   TransactionPool(KafkaSettings kafka, TransactionSettings settings, ProducerCounters counters);
   ~TransactionPool();
@@ -99,36 +114,17 @@ class TransactionPool {
   // open on a producer it would only use later. Those that fail initialise on first use.
   void initialise_all(std::chrono::steady_clock::time_point deadline);
 
-  // Gives up on every queued and in-flight message of every producer (drain deadline).
-  void purge_all();
-  // Messages the producers hold, for metrics.
-  long queue_length();
   // Every producer was fenced: nothing can be published by this process any more.
   bool all_fenced();
 
  private:
-  struct Slot {
-    std::string transactional_id;
-    std::shared_ptr<ProducerHandle> producer;
-    int generation = 0;
-    bool initialised = false;
-    bool busy = false;
-    bool replace = false;  // fatal, or its transaction's fate unknown: a new producer next time
-    // A newer producer with this transactional.id exists: a successor under the same
-    // relay.instance_id took over, or another live relay shares it. Never replaced, so two
-    // relays cannot fence each other in turn forever; the slot serves nothing any more.
-    bool fenced = false;
-  };
   // Replaces the slot's producer if it must be; initialises it. Outside the lock, busy slot.
-  NotBegun prepare(Slot& slot, std::chrono::steady_clock::time_point deadline);
+  NotBegun prepare(TransactionSlot& slot, std::chrono::steady_clock::time_point deadline);
   void give_back(size_t slot, bool replace, bool fenced);
 
   KafkaSettings kafka_;
   TransactionSettings settings_;
   ProducerCounters counters_;
-  std::mutex mutex_;
-  std::condition_variable freed_;
-  std::vector<Slot> slots_;
 };
 
 }  // namespace outbox

@@ -15,18 +15,15 @@ using std::chrono::steady_clock;
 TransactionalDeliveries::TransactionalDeliveries(
     std::unique_ptr<TransactionPool::Transaction> transaction,
     std::unique_ptr<DeliveryReports> batch, Micros end_timeout)
-    : transaction_(std::move(transaction)),
+    : DrivenDeliveries(batch->outcomes().size()),
+      transaction_(std::move(transaction)),
       batch_(std::move(batch)),
-      end_timeout_(end_timeout),
-      driver_([this] { drive(); }) {}
-
-TransactionalDeliveries::~TransactionalDeliveries() {
-  if (driver_.joinable()) driver_.join();
+      end_timeout_(end_timeout) {
+  start([this] { drive(); });
 }
 
-bool TransactionalDeliveries::wait_until(steady_clock::time_point deadline) {
-  std::unique_lock lock(mutex_);
-  return done_changed_.wait_until(lock, deadline, [this] { return done_; });
+TransactionalDeliveries::~TransactionalDeliveries() {
+  join();
 }
 
 void TransactionalDeliveries::drive() {
@@ -50,9 +47,7 @@ void TransactionalDeliveries::drive() {
   }
   // The producer goes back to the pool with the transaction's end; the batch (and the
   // producer it holds) goes with this object.
-  std::lock_guard lock(mutex_);
-  done_ = true;
-  done_changed_.notify_all();
+  finish();
 }
 
 void TransactionalDeliveries::settle(const TransactionEnd& end) {

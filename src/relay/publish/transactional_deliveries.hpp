@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "publish/delivery_reports.hpp"
+#include "publish/driven_deliveries.hpp"
 #include "publish/publisher.hpp"
 #include "publish/transaction_pool.hpp"
 
@@ -25,18 +26,13 @@ namespace outbox {
 //   attempt. A commit the coordinator refused gives every event the commit's error instead;
 // - fate unknown (fatal error, commit timeout): every event kMaybeDelivered with that error,
 //   never marked; published again later, a duplicate only read_committed consumers can see.
-class TransactionalDeliveries final : public InFlightDeliveries {
+class TransactionalDeliveries final : public DrivenDeliveries {
  public:
   // `batch` holds the reports of the messages produced inside `transaction`; `end_timeout`
   // bounds the commit or abort (the producer's delivery timeout).
   TransactionalDeliveries(std::unique_ptr<TransactionPool::Transaction> transaction,
                           std::unique_ptr<DeliveryReports> batch, Micros end_timeout);
   ~TransactionalDeliveries() override;
-  TransactionalDeliveries(const TransactionalDeliveries&) = delete;
-  TransactionalDeliveries& operator=(const TransactionalDeliveries&) = delete;
-
-  bool wait_until(std::chrono::steady_clock::time_point deadline) override;
-  const std::vector<DeliveryOutcome>& outcomes() const override { return outcomes_; }
 
  private:
   void drive();
@@ -46,11 +42,6 @@ class TransactionalDeliveries final : public InFlightDeliveries {
   std::unique_ptr<TransactionPool::Transaction> transaction_;
   std::unique_ptr<DeliveryReports> batch_;
   Micros end_timeout_;
-  std::vector<DeliveryOutcome> outcomes_;
-  std::mutex mutex_;
-  std::condition_variable done_changed_;
-  bool done_ = false;
-  std::jthread driver_;  // last: started after every member above, joined before they go
 };
 
 }  // namespace outbox

@@ -16,8 +16,8 @@ constexpr const char* kStatuses[] = {"PENDING", "PUBLISHING", "RETRY",
                                      "BLOCKED", "FAILED",     "SKIPPED"};
 
 // The relay's last_error prefix for an event held for a paused partition
-// (src/relay/paused_partitions.hpp): "partition paused: outbox.PAYMENT[2]: <error> (paused for
-// 45s)".
+// (src/relay/operator/paused_partitions.hpp): "partition paused: outbox.PAYMENT[2]: <error> (paused
+// for 45s)".
 constexpr const char* kPausedPrefix = "partition paused: ";
 
 // Events held for paused partitions, per partition: RETRY rows (idx_outbox_pending, status
@@ -72,7 +72,7 @@ int backlog(CommandContext& context) {
   // In per-aggregate mode a FAILED event holds back every later event of its aggregate until
   // it is requeued or skipped.
   int64_t blocked_aggregates = 0;
-  if (context.config.relay.ordering == Ordering::kPerAggregate) {
+  if (claim_ordering(context.config.relay) == Ordering::kPerAggregate) {
     std::unique_ptr<sql::ResultSet> blocked(
         context.session
             .prepare("SELECT COUNT(*) FROM (SELECT DISTINCT aggregate_type, aggregate_id FROM " +
@@ -89,7 +89,7 @@ int backlog(CommandContext& context) {
                    .set("blocked_aggregates", blocked_aggregates)
                    .set("held_for_paused_partitions", paused_partitions(context))
                    .set("operator_pauses", operator_pauses_answer(context))
-                   .set("ordering", context.config.relay.ordering == Ordering::kPerAggregate
+                   .set("ordering", claim_ordering(context.config.relay) == Ordering::kPerAggregate
                                         ? "per_aggregate"
                                         : "none"));
   return 0;

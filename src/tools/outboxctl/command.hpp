@@ -7,7 +7,7 @@
 #include "mysql/mysql_endpoint.hpp"
 #include "mysql/mysql_session.hpp"
 #include "outbox_lookups.hpp"
-#include "relay_config.hpp"
+#include "settings/relay_config.hpp"
 
 namespace outbox::ctl {
 

@@ -122,7 +122,7 @@ int skip(CommandContext& context) {
                                              " SET status = 'SKIPPED', next_attempt_at = NULL "
                                              "WHERE event_id = ? AND status = 'FAILED'",
                                          "skipped");
-  if (result != 0 || context.config.relay.ordering != Ordering::kPerAggregate) return result;
+  if (result != 0 || claim_ordering(context.config.relay) != Ordering::kPerAggregate) return result;
   // Wake the aggregate's next event now rather than at its blocked-row recheck.
   ClaimPolicy policy;
   policy.schema = claim_schema(context.config);

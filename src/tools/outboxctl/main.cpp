@@ -14,7 +14,7 @@
 #include "command.hpp"
 #include "config/config_diagnostics.hpp"
 #include "mysql/mysql_error.hpp"
-#include "relay_config.hpp"
+#include "settings/relay_config.hpp"
 
 namespace {
 

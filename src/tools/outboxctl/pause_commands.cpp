@@ -11,9 +11,9 @@
 #include <optional>
 
 #include "mysql/mysql_error.hpp"
+#include "operator/operator_pause_sql.hpp"
+#include "operator/operator_pauses.hpp"
 #include "operator_identity.hpp"
-#include "operator_pause_sql.hpp"
-#include "operator_pauses.hpp"
 
 namespace outbox::ctl {
 namespace {

@@ -3,7 +3,7 @@
 #include "command.hpp"
 
 // outboxctl pause / resume / paused: an operator's hold on a topic or an aggregate type
-// (sql/014_outbox_pause.sql, src/relay/operator_pauses.hpp), obeyed by every relay.
+// (sql/014_outbox_pause.sql, src/relay/operator/operator_pauses.hpp), obeyed by every relay.
 namespace outbox::ctl {
 
 int pause(CommandContext& context);

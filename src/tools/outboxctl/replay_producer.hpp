@@ -9,8 +9,8 @@
 #include "kafka/rdkafka_handles.hpp"
 #include "outcome.hpp"
 #include "publish/message_shape.hpp"
-#include "relay_config.hpp"
 #include "replay_reader.hpp"
+#include "settings/relay_config.hpp"
 
 // The producer of `outboxctl replay`: its own librdkafka producer, not a relay's, with the
 // relay's producer properties (kafka.properties, secret files, idempotence, acks=all, the same
