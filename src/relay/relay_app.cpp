@@ -38,6 +38,7 @@
 #include "startup_checks.hpp"
 #include "systemd_notify.hpp"
 #include "worker.hpp"
+#include "worker_threads.hpp"
 
 namespace outbox {
 namespace {
@@ -296,6 +297,59 @@ int check_relay_database(const RelayConfig& config) {
   return kExitUnavailable;
 }
 
+namespace {
+
+// One worker's settings: relay.*'s, and its share of relay.max_in_flight_bytes.
+WorkerSettings worker_settings(const RelayConfig& config, const std::string& claimant, int index) {
+  WorkerSettings settings;
+  settings.index = index;
+  settings.claimant = claimant;
+  settings.lease = config.relay.lease;
+  settings.backoff_initial = config.relay.backoff_initial;
+  settings.backoff_max = config.relay.backoff_max;
+  settings.max_attempts = config.relay.max_attempts;
+  settings.max_lease_expiries = config.relay.max_lease_expiries;
+  settings.claim_bytes = config.relay.max_in_flight_bytes /
+                         (static_cast<uint64_t>(config.relay.workers) * settings.pipeline_depth);
+  return settings;
+}
+
+// After the stop: waits for the workers to drain until abandon_grace before the deadline, then
+// abandons what is still in flight and waits out the deadline. Workers still busy then (inside
+// a MySQL statement) are not waited for: the process exits at once, 1 if a worker failed.
+void drain_workers(WorkerThreads& workers, const DrainDeadline& drain, Micros drain_timeout,
+                   KafkaPublisher& publisher, ProgressReporter& progress,
+                   const std::atomic<bool>& worker_failed) {
+  const Micros grace = abandon_grace(drain_timeout);
+  if (workers.wait_finished(drain.get() - grace)) {
+    workers.join();
+    return;
+  }
+  spdlog::warn(
+      "drain deadline reached with deliveries outstanding: abandoning them; their rows are "
+      "released (or left to their lease), never marked");
+  publisher.abandon_in_flight();
+  // The purge answers every report at once and send() hands nothing over any more, so the
+  // workers release their rows within moments. One still inside a MySQL statement (a claim
+  // or a mark, each up to mysql.read_timeout) is not waited for: its rows stay leased until
+  // the lease ends, as after a crash, and are published again then.
+  if (workers.wait_finished(drain.get())) {
+    workers.join();
+    return;
+  }
+  progress.report_now();
+  spdlog::error(
+      "{} of {} workers still busy {} after the purge, at the drain deadline (inside a MySQL "
+      "statement): exiting without them; their rows stay leased until the lease ends and are "
+      "then published again",
+      workers.busy(), workers.size(), format_pause(grace));
+  // Not joined, nothing destroyed: the busy workers still use what the caller's frame holds.
+  // Every log line is already flushed (flush_on trace).
+  std::_Exit(worker_failed.load() ? 1 : 0);
+}
+
+}  // namespace
+
 int run_relay(const RelayConfig& config, const std::string& config_file) {
   // First, so it outlives every producer: librdkafka's lines are written by its thread, never
   // by the broker threads that carry the acknowledgements.
@@ -315,9 +369,6 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
 
   std::stop_source stop;
   DrainDeadline drain;
-  std::mutex state_mutex;
-  std::condition_variable_any state_changed;
-  size_t workers_finished = 0;
   RelayStats stats;
   HealthBoard health(config.relay.workers);
   PollSchedule polls(config.relay.poll_interval, config.relay.poll_interval_max);
@@ -461,77 +512,31 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   const LeaseStoreFactory open_store =
       store_factory(config, std::make_shared<DueScanSchedule>(config.relay.reclaim_interval));
   health.set_started();
-  std::vector<std::jthread> workers;
-  for (int index = 0; index < config.relay.workers; ++index) {
-    WorkerSettings settings;
-    settings.index = index;
-    settings.claimant = claimant;
-    settings.lease = config.relay.lease;
-    settings.backoff_initial = config.relay.backoff_initial;
-    settings.backoff_max = config.relay.backoff_max;
-    settings.max_attempts = config.relay.max_attempts;
-    settings.max_lease_expiries = config.relay.max_lease_expiries;
-    settings.claim_bytes = config.relay.max_in_flight_bytes /
-                           (static_cast<uint64_t>(config.relay.workers) * settings.pipeline_depth);
-    workers.emplace_back([&, settings] {
-      const MysqlThreadScope thread_mysql;
-      Worker worker(settings, open_store,
-                    WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size,
-                                 outage_gate, in_flight_bytes, paused_partitions, event_rate,
-                                 operator_pauses});
-      try {
-        worker.run(stop.get_token());
-      } catch (const std::exception& e) {
-        // Not std::terminate: the other workers drain, and the exit status says it failed.
-        worker_failed.store(true);
-        spdlog::critical("worker {} failed: {}; draining the others and exiting", settings.index,
-                         e.what());
-        begin_drain();
-      }
-      std::lock_guard lock(state_mutex);
-      ++workers_finished;
-      state_changed.notify_all();
-    });
-  }
+  WorkerThreads workers(config.relay.workers, [&](int index) {
+    const WorkerSettings settings = worker_settings(config, claimant, index);
+    const MysqlThreadScope thread_mysql;
+    Worker worker(
+        settings, open_store,
+        WorkerShared{*publisher.value(), stats, drain, polls, health, live.batch_size, outage_gate,
+                     in_flight_bytes, paused_partitions, event_rate, operator_pauses});
+    try {
+      worker.run(stop.get_token());
+    } catch (const std::exception& e) {
+      // Not std::terminate: the other workers drain, and the exit status says it failed.
+      worker_failed.store(true);
+      spdlog::critical("worker {} failed: {}; draining the others and exiting", settings.index,
+                       e.what());
+      begin_drain();
+    }
+  });
   spdlog::info("relay running with {} workers", workers.size());
   systemd::notify_ready();
   ProgressReporter progress(stats, config.log.stats_interval);
   const StatusPulse pulse(stats, backlog, health, stall_after);
 
-  std::unique_lock lock(state_mutex);
-  state_changed.wait(lock, stop.get_token(), [] { return false; });
-  const Micros grace = abandon_grace(config.relay.drain_timeout);
-  const bool drained = state_changed.wait_until(lock, drain.get() - grace,
-                                                [&] { return workers_finished == workers.size(); });
-  lock.unlock();
-  if (!drained) {
-    spdlog::warn(
-        "drain deadline reached with deliveries outstanding: abandoning them; their rows are "
-        "released (or left to their lease), never marked");
-    publisher.value()->abandon_in_flight();
-    // The purge answers every report at once and send() hands nothing over any more, so the
-    // workers release their rows within moments. One still inside a MySQL statement (a claim
-    // or a mark, each up to mysql.read_timeout) is not waited for: its rows stay leased until
-    // the lease ends, as after a crash, and are published again then.
-    lock.lock();
-    const bool settled = state_changed.wait_until(
-        lock, drain.get(), [&] { return workers_finished == workers.size(); });
-    const size_t busy = workers.size() - workers_finished;
-    lock.unlock();
-    if (!settled) {
-      progress.report_now();
-      spdlog::error(
-          "{} of {} workers still busy {} after the purge, at the drain deadline (inside a MySQL "
-          "statement): "
-          "exiting without them; their rows stay leased until the lease ends and are then "
-          "published again",
-          busy, workers.size(), format_pause(grace));
-      // Not joined, nothing destroyed: the busy workers still use what this frame holds. Every
-      // log line is already flushed (flush_on trace).
-      std::_Exit(worker_failed.load() ? 1 : 0);
-    }
-  }
-  workers.clear();  // joins
+  workers.wait_for_stop(stop.get_token());
+  drain_workers(workers, drain, config.relay.drain_timeout, *publisher.value(), progress,
+                worker_failed);
   progress.report_now();
   // The ordering figures too: outbox-verify ordering reads them from this line.
   spdlog::info(

@@ -68,7 +68,7 @@ TEST_CASE("every relay and metrics key is in the example config and the referenc
   }
 }
 
-TEST_CASE("the printout holds exactly the table's keys, and the live ones are the table's",
+TEST_CASE("the printout holds exactly the table's keys and the live ones are the table's",
           "[config]") {
   const outbox::test::LoadedConfig loaded =
       outbox::test::load_relay_config_text(outbox::test::kMinimalRelayConfig);
