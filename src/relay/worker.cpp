@@ -6,6 +6,7 @@
 #include "interruptible_sleep.hpp"
 #include "lease_store/claim_session_idle.hpp"
 #include "observe/health_board.hpp"
+#include "publish/send_batch.hpp"
 #include "publish/unsent_batch.hpp"
 #include "worker_log.hpp"
 
@@ -251,8 +252,8 @@ void Worker::send(ClaimedBatch batch, steady_clock::time_point claimed_at, bool 
   try {
     // A full producer queue is a legitimate wait: it ticks.
     std::function<void()> tick = [this] { health_.tick(settings_.index); };
-    deliveries = publisher_.send_batch(batch.events, batch.after, enqueue_by,
-                                       lease_ends - kLeaseMargin, std::move(tick));
+    deliveries = send_batch(publisher_, batch.events, batch.after, enqueue_by,
+                            lease_ends - kLeaseMargin, std::move(tick));
   } catch (const std::exception& e) {
     // Not the end of the process: the batch settles like any other, every event released
     // (never marked), its bytes and its place in flight given back.

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "lease_store/mysql_statements.hpp"
-
 namespace outbox {
 
 std::string storable_error(const std::string& text) {

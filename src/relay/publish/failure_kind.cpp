@@ -1,7 +1,5 @@
 #include "publish/failure_kind.hpp"
 
-#include "publish/publisher.hpp"
-
 #include <librdkafka/rdkafka.h>
 
 namespace outbox {
@@ -43,7 +41,7 @@ FailureKind classify_failure(int error_code) {
   }
 }
 
-std::string DeliveryOutcome::error_name() const {
+std::string error_code_name(int error_code) {
   return rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(error_code));
 }
 

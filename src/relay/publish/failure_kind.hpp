@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 namespace outbox {
 
 // Whose fault a failed delivery is, which decides what it does to its row.
@@ -25,5 +27,7 @@ enum class FailureKind {
 
 // Classifies a delivery report's error (rd_kafka_resp_err_t).
 FailureKind classify_failure(int error_code);
+// librdkafka's name of the error (MSG_TIMED_OUT, _PURGE_QUEUE).
+std::string error_code_name(int error_code);
 
 }  // namespace outbox

@@ -33,7 +33,7 @@ struct DeliveryOutcome {
   // settlement decides what happens to the row without reading librdkafka's codes.
   FailureKind failure() const { return classify_failure(error_code); }
   // The error code's name (MSG_TIMED_OUT, _PURGE_QUEUE), for metrics labels.
-  std::string error_name() const;
+  std::string error_name() const { return error_code_name(error_code); }
 };
 
 // Where a message goes. partition -1: not known before it is sent (a null key, a partitioner
@@ -103,8 +103,8 @@ class Publisher {
   // predecessors first) sent all at once, every version on its predecessor's partition behind
   // it with no gap possible (pipelined_deliveries.hpp), or all or nothing (one transaction);
   // every report by `settle_by`. Null when this publisher cannot keep that promise for the
-  // batch: send_batch() then sends the chains in waves (chained_deliveries.hpp). The contract
-  // of send() otherwise.
+  // batch: send_batch() (send_batch.hpp) then sends the chains in waves (chained_deliveries.hpp).
+  // The contract of send() otherwise.
   virtual std::unique_ptr<InFlightDeliveries> send_chains(
       const std::vector<OutboxEvent>& /*events*/, const std::vector<size_t>& /*after*/,
       std::chrono::steady_clock::time_point /*enqueue_by*/,
@@ -112,22 +112,6 @@ class Publisher {
       const std::function<void()>& /*still_waiting*/) {
     return nullptr;
   }
-  // The one call a worker makes for a claimed batch: picks how it goes for relay.ordering.
-  // `after` holds its chains (after[i]: index of events[i]'s predecessor, i for none;
-  // predecessors first), empty when it has none. A batch without chains goes as send(); one
-  // with chains all at once where send_chains() keeps them gapless (or in one transaction),
-  // else in waves, a version once its predecessor was acknowledged (chained_deliveries.hpp),
-  // driven by the wait for the batch's reports. The contract of send(); reports by settle_by.
-  std::unique_ptr<InFlightDeliveries> send_batch(const std::vector<OutboxEvent>& events,
-                                                 const std::vector<size_t>& after,
-                                                 std::chrono::steady_clock::time_point enqueue_by,
-                                                 std::chrono::steady_clock::time_point settle_by,
-                                                 std::function<void()> still_waiting);
-  std::unique_ptr<InFlightDeliveries> send_batch(std::vector<OutboxEvent>&& events,
-                                                 const std::vector<size_t>& after,
-                                                 std::chrono::steady_clock::time_point enqueue_by,
-                                                 std::chrono::steady_clock::time_point settle_by,
-                                                 std::function<void()> still_waiting) = delete;
   // Where `event` would go, computed as the producer will: its topic, and its partition where
   // the partitioner's choice can be known ahead and the topic's partition count was learnt
   // (learn_partitions). For holding a paused partition's events back before they are sent
