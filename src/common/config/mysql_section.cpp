@@ -99,12 +99,7 @@ SettingTable<MysqlEndpoint> mysql_keys(PasswordFileRead password_file_read) {
   keys.string("host", &S::host)
       .integer("port", &S::port, 1, 65535)
       .string("socket", &S::socket)
-      .custom(
-          {"user"}, Reload::kRestart,
-          [](YamlSection& section, S& mysql) { mysql.user = section.required_string("user"); },
-          [](YAML::Emitter& out, const S& mysql) {
-            out << YAML::Key << "user" << YAML::Value << mysql.user;
-          })
+      .required("user", &S::user)
       .custom(
           {"password", "password_file"}, Reload::kRestart,
           [password_file_read](YamlSection& section, S& mysql) {
@@ -117,14 +112,7 @@ SettingTable<MysqlEndpoint> mysql_keys(PasswordFileRead password_file_read) {
               out << YAML::Key << "password_file" << YAML::Value << mysql.password_file;
             }
           })
-      .custom(
-          {"database"}, Reload::kRestart,
-          [](YamlSection& section, S& mysql) {
-            mysql.database = section.required_string("database");
-          },
-          [](YAML::Emitter& out, const S& mysql) {
-            out << YAML::Key << "database" << YAML::Value << mysql.database;
-          })
+      .required("database", &S::database)
       .duration("connect_timeout", &S::connect_timeout, seconds(1), minutes(5))
       .duration("read_timeout", &S::read_timeout, seconds(1), hours(1))
       .custom(

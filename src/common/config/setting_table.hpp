@@ -98,6 +98,17 @@ class SettingTable {
         });
   }
 
+  // A string the section must set (YamlSection::required_string).
+  SettingTable& required(std::string key, std::string Settings::*member,
+                         Reload reload = Reload::kRestart) {
+    return scalar(
+        std::move(key), member, reload,
+        [](YamlSection& section, const std::string& name, const std::string& /*current*/) {
+          return section.required_string(name);
+        },
+        [](const std::string& value) { return value; });
+  }
+
   // A string that must be one of `allowed`.
   SettingTable& choice(std::string key, std::string Settings::*member,
                        const std::vector<std::string>& allowed, Reload reload = Reload::kRestart) {

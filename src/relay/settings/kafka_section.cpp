@@ -13,14 +13,7 @@ namespace {
 SettingTable<KafkaSettings> make_kafka_keys() {
   using S = KafkaSettings;
   SettingTable<S> keys;
-  keys.custom(
-          {"bootstrap_servers"}, Reload::kRestart,
-          [](YamlSection& section, S& kafka) {
-            kafka.bootstrap_servers = section.required_string("bootstrap_servers");
-          },
-          [](YAML::Emitter& out, const S& kafka) {
-            out << YAML::Key << "bootstrap_servers" << YAML::Value << kafka.bootstrap_servers;
-          })
+  keys.required("bootstrap_servers", &S::bootstrap_servers)
       // Before topic: the profile decides the topic's default.
       .custom(
           {"profile", "cloudevents_source", "key_column", "headers", "trace_context", "tombstones"},
