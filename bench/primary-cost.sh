@@ -6,7 +6,9 @@
 # drain of them (default config, the mock cluster). The relay runs twice per run on the same
 # data, relay.binlog_row_image: server (the server's FULL image) and minimal, so the ratios of
 # the two come from the same run. Profiles: durable (innodb_flush_log_at_trx_commit=1,
-# sync_binlog=1) and tuned (2, 0), set for the run and put back. Medians of RUNS.
+# sync_binlog=1) and tuned (2, 0), set for the run and put back. Each phase's figure includes
+# the purge of what it left behind (it waits for the history list to shrink back), and the
+# wait for the drain asks one index entry, not a count. Medians of RUNS.
 # Assumes the build (scripts/build.sh build) and the test servers (scripts/local-mariadb.sh /
 # local-mysql.sh start .local/test-*); their accounts may set binlog_row_image.
 #   bench/primary-cost.sh [N=20000] [RUNS=3] [SERVERS="mariadb mysql"]
@@ -22,6 +24,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# shellcheck source=bench/primary-cost-lib.sh
+source "$root/bench/primary-cost-lib.sh"
 
 # The mock cluster, fed a stdin that stays open (it reads commands from it).
 mkfifo "$work/broker.in"
@@ -31,49 +35,25 @@ broker_pid=$!
 exec 9>"$work/broker.in"
 for _ in $(seq 100); do grep -q '^bootstrap=' "$work/broker.out" && break; sleep 0.1; done
 bootstrap=$(sed -n 's/^bootstrap=//p' "$work/broker.out")
-
-median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+writer_inserts "$n" >"$work/insert.sql"
 
 echo "| server | profile | per event | writer's INSERTs | relay, server's image | relay, MINIMAL | server's / writer | MINIMAL / writer |"
 echo "|---|---|---|---|---|---|---|---|"
 for server in $servers; do
-  # shellcheck disable=SC1090
-  source "$root/.local/test-$server/env"
-  client=(mariadb -h "$OUTBOX_MYSQL_HOST" -P "$OUTBOX_MYSQL_PORT" -u "$OUTBOX_MYSQL_USER" "-p$OUTBOX_MYSQL_PASSWORD")
-  pid=$(cat "$OUTBOX_MYSQL_PID_FILE")
-  version=$("${client[@]}" -N -e "SELECT VERSION()")
-  read -r flush sync <<<"$("${client[@]}" -N -e "SELECT @@innodb_flush_log_at_trx_commit, @@sync_binlog")"
-  cpu() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+  use_server "$server"
   binlog() { "${client[@]}" -N -e "SHOW BINARY LOGS" | awk '{s += $2} END {print s}'; }
   for profile in durable tuned; do
-    if [ "$profile" = durable ]; then
-      "${client[@]}" -e "SET GLOBAL innodb_flush_log_at_trx_commit = 1, GLOBAL sync_binlog = 1"
-    else
-      "${client[@]}" -e "SET GLOBAL innodb_flush_log_at_trx_commit = 2, GLOBAL sync_binlog = 0"
-    fi
+    use_profile "$profile"
     : >"$work/figures"
     for run in $(seq "$runs"); do
       db=primary_cost_$$_$run
-      "${client[@]}" -e "DROP DATABASE IF EXISTS $db; CREATE DATABASE $db"
-      "$root/scripts/apply-migrations.sh" "$db" -h "$OUTBOX_MYSQL_HOST" -P "$OUTBOX_MYSQL_PORT" \
-        -u "$OUTBOX_MYSQL_USER" "-p$OUTBOX_MYSQL_PASSWORD" >/dev/null
-      # The writer: N events, 100 a statement (a transaction each: autocommit).
-      for ((b = 0; b < n / 100; b++)); do
-        printf 'INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, event_version, payload, status, created_at) VALUES '
-        for ((i = 0; i < 100; i++)); do
-          k=$((b * 100 + i))
-          [ "$i" = 0 ] || printf ','
-          printf "('e-%032d','order','agg-%d','ORDER_CHANGED',%d,JSON_OBJECT('k',%d,'pad',REPEAT('x',580)),'PENDING',CURRENT_TIMESTAMP(6))" \
-            "$k" $((k % 1000)) $((k / 1000 + 1)) "$k"
-        done
-        printf ';\n'
-      done >"$work/insert.sql"
-      c0=$(cpu); b0=$(binlog)
+      fresh_database "$db"
+      idle=$(history_length)
+      c0=$(server_cpu); b0=$(binlog)
       "${client[@]}" "$db" <"$work/insert.sql"
-      c1=$(cpu); b1=$(binlog)
-      line="$(awk -v c="$((c1 - c0))" -v b="$((b1 - b0))" -v n="$n" -v hz="$(getconf CLK_TCK)" \
-        'BEGIN {printf "%f %f", c / hz / n * 1e6, b / n}')"
+      await_purge "$idle"
+      c1=$(server_cpu); b1=$(binlog)
+      line="$(ms_per_1k "$c0" "$c1" "$n") $(awk -v b="$((b1 - b0))" -v n="$n" 'BEGIN {printf "%f", b / n}')"
       for image in server minimal; do
         "${client[@]}" "$db" -e "UPDATE outbox_event SET status = 'PENDING', lease_owner = NULL, lease_until = NULL, published_at = NULL, published_by = NULL, next_attempt_at = NULL, attempts = 0"
         cat >"$work/relay.yaml" <<EOF
@@ -91,16 +71,18 @@ metrics:
   listen: ""
 EOF
         chmod 600 "$work/relay.yaml"
-        c2=$(cpu); b2=$(binlog)
+        await_purge "$idle"
+        c2=$(server_cpu); b2=$(binlog)
         "$root/build/src/relay/outbox-relay" --config "$work/relay.yaml" >"$work/relay-$image.log" 2>&1 &
         relay=$!
-        until [ "$("${client[@]}" -N "$db" -e "SELECT COUNT(*) FROM outbox_event WHERE status = 'PUBLISHED'")" = "$n" ]; do
+        # Drained: no row left in a status before PUBLISHED (one entry of each range).
+        until [ "$("${client[@]}" -N "$db" -e "SELECT COUNT(*) FROM (SELECT 1 FROM outbox_event FORCE INDEX (idx_outbox_due) WHERE status IN ('PENDING', 'PUBLISHING', 'RETRY', 'BLOCKED') LIMIT 1) unpublished")" = 0 ]; do
           sleep 0.2
         done
-        c3=$(cpu); b3=$(binlog)
         kill "$relay"; wait "$relay" || true
-        line="$line $(awk -v c="$((c3 - c2))" -v b="$((b3 - b2))" -v n="$n" -v hz="$(getconf CLK_TCK)" \
-          'BEGIN {printf "%f %f", c / hz / n * 1e6, b / n}')"
+        await_purge "$idle"
+        c3=$(server_cpu); b3=$(binlog)
+        line="$line $(ms_per_1k "$c2" "$c3" "$n") $(awk -v b="$((b3 - b2))" -v n="$n" 'BEGIN {printf "%f", b / n}')"
       done
       echo "$line" >>"$work/figures"
       echo "$version $profile run $run: writer CPU us/event, binlog B/event; relay server's; relay MINIMAL: $line" >&2
@@ -114,5 +96,5 @@ EOF
     printf '| %s | %s | binary log bytes | %.0f | %.0f | %.0f | %s | %s |\n' "$version" "$profile" \
       "$wb" "$sb" "$mb" "$(ratio "$sb" "$wb")" "$(ratio "$mb" "$wb")"
   done
-  "${client[@]}" -e "SET GLOBAL innodb_flush_log_at_trx_commit = $flush, GLOBAL sync_binlog = $sync"
+  restore_server
 done

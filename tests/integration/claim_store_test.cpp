@@ -611,6 +611,13 @@ TEST_CASE("claim scans are served by their index in read order, without a sort",
     CHECK(read.type == "ref");
     CHECK(read.extra.find("filesort") == std::string::npos);
   }
+  // The wake's first question, whether anything is parked at all: one entry of the BLOCKED
+  // range of idx_outbox_due, however many rows the table holds.
+  const auto any_blocked =
+      db.query(explain + outbox::lease_sql::any_blocked(outbox::lease_sql::Schema()));
+  REQUIRE(any_blocked.size() == 1);
+  CHECK(ExplainRow(any_blocked[0]).key == "idx_outbox_due");
+  CHECK(ExplainRow(any_blocked[0]).ref == "const");
 }
 
 TEST_CASE(

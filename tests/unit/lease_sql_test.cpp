@@ -271,7 +271,7 @@ TEST_CASE("statements name the configured table, quoted, and scans read the mess
           lease_sql::release(schema, capacity), lease_sql::select_wakeable(schema, capacity),
           lease_sql::record_retriable_failure(schema, capacity),
           lease_sql::park_blocked(schema, capacity), lease_sql::fail_unsettled(schema, capacity),
-          lease_sql::select_payloads(schema, capacity)}) {
+          lease_sql::select_payloads(schema, capacity), lease_sql::any_blocked(schema)}) {
       INFO(statement);
       CHECK(statement.find("`billing_outbox`") != std::string::npos);
       CHECK(statement.find("outbox_event") == std::string::npos);

@@ -310,6 +310,11 @@ void WakeDeferred::bind(Parameters& out, const IdChunk& ids) const {
   out.ids(ids);
 }
 
+std::string any_blocked(const Schema& schema) {
+  return std::string("SELECT 1 FROM ") + schema.table() +
+         " FORCE INDEX (idx_outbox_due) WHERE status = 'BLOCKED' LIMIT 1";
+}
+
 std::string select_wakeable(const Schema& schema, size_t capacity) {
   // The next event of each given row's aggregate is its oldest unpublished one; it is to wake
   // exactly when it is BLOCKED. One index entry per aggregate.

@@ -232,6 +232,10 @@ struct WakeDeferred {
   void bind(Parameters& out, const IdChunk& ids) const;
 };
 
+// One row when the table holds a BLOCKED row at all, none otherwise: the first entry of
+// idx_outbox_due's BLOCKED range. A wake finds nothing to do without one, so it asks this first.
+std::string any_blocked(const Schema& schema);
+
 // The BLOCKED rows of the given rows' aggregates that nothing holds back any more: the rows
 // to wake after those rows were published (or parked): (event_id, aggregate_type,
 // aggregate_id). Params: ids[capacity].

@@ -25,6 +25,15 @@ void MysqlLeaseStore::park(const std::vector<std::string>& ids) {
 Outcome<size_t> MysqlLeaseStore::wake_successors(const std::vector<std::string>& ids) {
   if (policy_.ordering != Ordering::kPerAggregate || ids.empty()) return size_t{0};
   return in_transaction<size_t>("wake blocked events", [&] {
+    // Nothing is parked anywhere (the steady state): one index entry read instead of a head
+    // lookup per id. Safe for the same reason the wake is: this read comes after our commit
+    // (READ COMMITTED), so a park it misses committed after it, and the parker's own wake
+    // check, which follows that park, sees our commit.
+    {
+      std::unique_ptr<sql::ResultSet> blocked(
+          session_->prepare(lease_sql::any_blocked(policy_.schema)).executeQuery());
+      if (!blocked->next()) return size_t{0};
+    }
     // Head id -> its aggregate (type, id); a map, as chunks of `ids` may name one head twice.
     std::map<std::string, std::pair<std::string, std::string>> heads;
     for_each_id_chunk(ids, lease_sql::SelectWakeable{}, [&](sql::PreparedStatement& select) {

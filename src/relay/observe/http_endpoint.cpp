@@ -143,7 +143,10 @@ Outcome<std::unique_ptr<HttpEndpoint>> HttpEndpoint::start(const std::string& li
     // where it would evict a probe waiting for its request (Linux's TCP_DEFER_ACCEPT).
     const int defer_seconds = 2;
     setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_seconds, sizeof(defer_seconds));
-    if (bind(fd, candidate->ai_addr, candidate->ai_addrlen) == 0 && ::listen(fd, 128) == 0) {
+    // The longest accept queue the kernel allows (net.core.somaxconn): under a flood the
+    // endpoint's own table chooses whom to drop (never a probe that asked), while a full kernel
+    // queue would drop a probe's connection before the endpoint ever saw it.
+    if (bind(fd, candidate->ai_addr, candidate->ai_addrlen) == 0 && ::listen(fd, SOMAXCONN) == 0) {
       endpoint->listen_fd_ = fd;
       break;
     }
