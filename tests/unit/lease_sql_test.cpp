@@ -65,7 +65,8 @@ TEST_CASE("ordered scans flag rows with an older unpublished event", "[sql]") {
   using outbox::Ordering;
   const char* const oldest_unpublished =
       "WHERE o.aggregate_type = e.aggregate_type AND o.aggregate_id = e.aggregate_id AND "
-      "o.unpublished = 1 ORDER BY o.event_version, o.created_at, o.event_id LIMIT 1)";
+      "o.unpublished = 1 ORDER BY o.aggregate_type, o.aggregate_id, o.unpublished, "
+      "o.event_version, o.created_at, o.event_id LIMIT 1)";
   // The claim scans tell a head (0) from a row behind the event in flight (2: left PENDING)
   // and one behind anything else (1: parked); the status is read only behind an older event.
   // A row the statement's snapshot does not hold yet (no oldest event found: NULL) is neither

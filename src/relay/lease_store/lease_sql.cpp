@@ -14,6 +14,11 @@ namespace {
 // consistent read (a locking clause on the outer SELECT does not lock rows read by its
 // subqueries), so a row another relay has locked right now still counts: SKIP LOCKED cannot
 // hide an older event.
+//
+// The ORDER BY names the index's whole equality prefix, which changes no result: MySQL 9.7
+// reads the range in index order only then. With the outer row's columns as the equality
+// values it otherwise sorted the aggregate's unpublished range for every row a claim scan read
+// ("Using filesort"), so a hot aggregate's backlog made each of its rows cost that backlog.
 std::string oldest_unpublished(const Schema& schema, const std::string& columns,
                                const std::string& alias) {
   return "(SELECT " + columns + " FROM " + schema.table() +
@@ -21,7 +26,8 @@ std::string oldest_unpublished(const Schema& schema, const std::string& columns,
          " WHERE o.aggregate_type = " +
          alias + ".aggregate_type AND o.aggregate_id = " + alias +
          ".aggregate_id AND o.unpublished = 1"
-         " ORDER BY o.event_version, o.created_at, o.event_id LIMIT 1)";
+         " ORDER BY o.aggregate_type, o.aggregate_id, o.unpublished, o.event_version,"
+         " o.created_at, o.event_id LIMIT 1)";
 }
 
 // Whether the oldest unpublished event of the aggregate of row `alias` is older than the row:
