@@ -2,7 +2,7 @@
 # What relaying costs the primary database against what writing cost it (issue 30's table),
 # measured from outside: the server's own CPU seconds (/proc/<pid>/stat, user + system) and its
 # binary log's growth (SHOW BINARY LOGS), over a foreign writer's INSERTs (100 events a
-# statement, 600-byte payloads, 1,000 aggregates of N/1,000 versions) and then over one relay's
+# statement, 600-byte payloads, AGGREGATES of N/AGGREGATES versions) and then over one relay's
 # drain of them (default config, the mock cluster). The relay runs twice per run on the same
 # data, relay.binlog_row_image: server (the server's FULL image) and minimal, so the ratios of
 # the two come from the same run. Profiles: durable (innodb_flush_log_at_trx_commit=1,
@@ -11,12 +11,15 @@
 # wait for the drain asks one index entry, not a count. Medians of RUNS.
 # Assumes the build (scripts/build.sh build) and the test servers (scripts/local-mariadb.sh /
 # local-mysql.sh start .local/test-*); their accounts may set binlog_row_image.
-#   bench/primary-cost.sh [N=20000] [RUNS=3] [SERVERS="mariadb mysql"]
+#   bench/primary-cost.sh [N=20000] [RUNS=3] [SERVERS="mariadb mysql"] [AGGREGATES=1000]
+# OUTBOX_RELAY_BIN runs another build of the relay (an A/B of two commits on the same data).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-20000}
 runs=${2:-3}
 servers=${3:-mariadb mysql}
+aggregates=${4:-1000}
+relay_bin=${OUTBOX_RELAY_BIN:-$root/build/src/relay/outbox-relay}
 work=$(mktemp -d /tmp/outbox-primary-cost.XXXXXX)
 broker_pid=
 cleanup() {
@@ -35,7 +38,7 @@ broker_pid=$!
 exec 9>"$work/broker.in"
 for _ in $(seq 100); do grep -q '^bootstrap=' "$work/broker.out" && break; sleep 0.1; done
 bootstrap=$(sed -n 's/^bootstrap=//p' "$work/broker.out")
-writer_inserts "$n" >"$work/insert.sql"
+writer_inserts "$n" "$aggregates" >"$work/insert.sql"
 
 echo "| server | profile | per event | writer's INSERTs | relay, server's image | relay, MINIMAL | server's / writer | MINIMAL / writer |"
 echo "|---|---|---|---|---|---|---|---|"
@@ -73,7 +76,7 @@ EOF
         chmod 600 "$work/relay.yaml"
         await_purge "$idle"
         c2=$(server_cpu); b2=$(binlog)
-        "$root/build/src/relay/outbox-relay" --config "$work/relay.yaml" >"$work/relay-$image.log" 2>&1 &
+        "$relay_bin" --config "$work/relay.yaml" >"$work/relay-$image.log" 2>&1 &
         relay=$!
         # Drained: no row left in a status before PUBLISHED (one entry of each range).
         until [ "$("${client[@]}" -N "$db" -e "SELECT COUNT(*) FROM (SELECT 1 FROM outbox_event FORCE INDEX (idx_outbox_due) WHERE status IN ('PENDING', 'PUBLISHING', 'RETRY', 'BLOCKED') LIMIT 1) unpublished")" = 0 ]; do

@@ -22,7 +22,9 @@ struct Targets {
   bool throughput = true;
   bool p99 = true;
   bool rss = true;
-  std::string missed;  // one line per missed target, with its figures
+  bool primary_cpu = true;     // the catch-up's CPU on the server ≤ 0.5 × the writer's
+  bool primary_binlog = true;  // its binary log ≤ 0.5 × the writer's
+  std::string missed;          // one line per missed target, with its figures
 };
 
 void profile_section(std::ostringstream& md, const ProfileFigures& p, long events,
@@ -39,6 +41,23 @@ void profile_section(std::ostringstream& md, const ProfileFigures& p, long event
   figure_row(md, "catch-up throughput, events/s (first → last append)", r.catchup_rate,
              d.catchup_rate, 0, "≥ 1: " + verdict(throughput));
   figure_row(md, server + " CPU s per 1k events (catch-up)", r.db_cpu_per_1k, d.db_cpu_per_1k, 3);
+  // The cost on the primary against the writer's (database-cost issue: at most half).
+  figure_row(md, server + " CPU s per 1k events (the writer's commits of the same events)",
+             r.writer_db_cpu_per_1k, d.writer_db_cpu_per_1k, 3);
+  const double relay_cpu = r.db_cpu_per_1k.median() / r.writer_db_cpu_per_1k.median();
+  md << "| " << server << " CPU: catch-up / the writer's commits | "
+     << ratio(r.db_cpu_per_1k.median(), r.writer_db_cpu_per_1k.median()) << " | "
+     << ratio(d.db_cpu_per_1k.median(), d.writer_db_cpu_per_1k.median())
+     << " | | relay ≤ 0.5: " << verdict(relay_cpu <= 0.5) << " |\n";
+  figure_row(md, "binary log bytes per event (catch-up)", r.binlog_per_event, d.binlog_per_event,
+             0);
+  figure_row(md, "binary log bytes per event (the writer's commits)", r.writer_binlog_per_event,
+             d.writer_binlog_per_event, 0);
+  const double relay_binlog = r.binlog_per_event.median() / r.writer_binlog_per_event.median();
+  md << "| binary log: catch-up / the writer's commits | "
+     << ratio(r.binlog_per_event.median(), r.writer_binlog_per_event.median()) << " | "
+     << ratio(d.binlog_per_event.median(), d.writer_binlog_per_event.median())
+     << " | | relay ≤ 0.5: " << verdict(relay_binlog <= 0.5) << " |\n";
   figure_row(md, "statements per 1k events (catch-up, Questions)", r.statements_per_1k,
              d.statements_per_1k, 1);
   figure_row(md, "process CPU s per 1k events (catch-up, start-up included)", r.process_cpu_per_1k,
@@ -105,6 +124,14 @@ void profile_section(std::ostringstream& md, const ProfileFigures& p, long event
                       " events/s < Debezium " + format_number(d.catchup_rate.median()) +
                       " events/s\n";
   }
+  if (relay_cpu > 0.5) {
+    targets.missed += "- " + p.name + ": relay catch-up costs " + server + " " +
+                      format_number(relay_cpu, 2) + " × the CPU of the writer's commits\n";
+  }
+  if (relay_binlog > 0.5) {
+    targets.missed += "- " + p.name + ": relay catch-up logs " + format_number(relay_binlog, 2) +
+                      " × the binary log of the writer's commits\n";
+  }
   if (!rss) {
     targets.missed += "- " + p.name + ": relay peak RSS " + format_number(relay_rss, 1) +
                       " MiB > 0.1 × Debezium's " + format_number(debezium_rss, 1) + " MiB\n";
@@ -112,6 +139,8 @@ void profile_section(std::ostringstream& md, const ProfileFigures& p, long event
   targets.throughput = targets.throughput && throughput;
   targets.p99 = targets.p99 && p99;
   targets.rss = targets.rss && rss;
+  targets.primary_cpu = targets.primary_cpu && relay_cpu <= 0.5;
+  targets.primary_binlog = targets.primary_binlog && relay_binlog <= 0.5;
 }
 
 }  // namespace
@@ -153,7 +182,11 @@ void write_debezium_report(const DebeziumComparison& c, const BenchContext& cont
   md << "### Targets\n\n"
      << "- throughput (catch-up events/s) ≥ Debezium's: " << verdict(targets.throughput) << "\n"
      << "- p99 commit → on the topic ≤ Debezium's at every load: " << verdict(targets.p99) << "\n"
-     << "- relay peak RSS ≤ 0.1 × Debezium's: " << verdict(targets.rss) << "\n";
+     << "- relay peak RSS ≤ 0.1 × Debezium's: " << verdict(targets.rss) << "\n"
+     << "- the catch-up's " << c.server
+     << " CPU ≤ 0.5 × the writer's commits': " << verdict(targets.primary_cpu) << "\n"
+     << "- the catch-up's binary log ≤ 0.5 × the writer's commits': "
+     << verdict(targets.primary_binlog) << "\n";
   if (!targets.missed.empty()) md << "\nMissed, with the figures:\n\n" << targets.missed;
   md << "\nPlots: vs_debezium_p99.png, vs_debezium_throughput.png.\n";
   write_file(out + "/report.md", md.str());

@@ -17,6 +17,15 @@ std::map<std::string, double> statement_counters(MysqlSession& session) {
   return out;
 }
 
+double binary_log_bytes(MysqlSession& session) {
+  std::unique_ptr<sql::Statement> statement(session.connection().createStatement());
+  std::unique_ptr<sql::ResultSet> rows(statement->executeQuery("SHOW BINARY LOGS"));
+  double bytes = 0;
+  while (rows->next())
+    bytes += static_cast<double>(rows->getUInt64(2));
+  return bytes;
+}
+
 std::pair<int, int> durability(MysqlSession& session) {
   std::unique_ptr<sql::Statement> statement(session.connection().createStatement());
   std::unique_ptr<sql::ResultSet> rows(statement->executeQuery(

@@ -13,6 +13,11 @@ namespace outbox::bench {
 // Com_commit, Com_select, Com_rollback), by name. The SHOW itself counts once in Questions.
 std::map<std::string, double> statement_counters(MysqlSession& session);
 
+// The size of the server's binary logs now, in bytes (SHOW BINARY LOGS: the account needs
+// REPLICATION CLIENT, MariaDB's BINLOG MONITOR); its growth over a window is what that window
+// logged, to be shipped to and applied by every replica.
+double binary_log_bytes(MysqlSession& session);
+
 // innodb_flush_log_at_trx_commit and sync_binlog as the server runs now.
 std::pair<int, int> durability(MysqlSession& session);
 

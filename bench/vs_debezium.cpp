@@ -53,6 +53,7 @@ std::vector<pid_t> own_processes(const harness::KafkaCluster& cluster) {
 struct Snapshot {
   Clock::time_point at;
   double db_cpu = 0;
+  double binlog_bytes = 0;
   double questions = 0;
   double machine_busy = 0;
   double own_cpu = 0;  // the benchmark's own processes (own_processes)
@@ -62,6 +63,7 @@ Snapshot snapshot(BenchContext& context, const std::vector<pid_t>& own) {
   Snapshot now;
   now.at = Clock::now();
   now.db_cpu = cpu_seconds(database_pid());
+  now.binlog_bytes = binary_log_bytes(context.session);
   now.questions = statement_counters(context.session).at("Questions");
   now.machine_busy = machine_busy_seconds();
   for (pid_t pid : own)
@@ -147,7 +149,10 @@ class Comparison {
     clear_outbox(context_);
     auto contender = make_contender(system, context_, target_, topic, ++serial_);
     contender->prepare();
+    // The writer's cost of the same events on the same server, to weigh the catch-up's against.
+    const Snapshot before_commits = snapshot(context_, own_);
     commit_events(context_, "cu" + std::to_string(serial_), events);
+    const Snapshot after_commits = snapshot(context_, own_);
     const TopicWatch watch(context_.bootstrap, topic);
     const Snapshot before = snapshot(context_, own_);
     const long long started_ms = wall_ms();
@@ -183,6 +188,12 @@ class Comparison {
         last > first ? static_cast<double>(events) / (static_cast<double>(last - first) / 1000.0)
                      : 0);
     figures.db_cpu_per_1k.runs.push_back((after.db_cpu - before.db_cpu) * per_1k);
+    figures.writer_db_cpu_per_1k.runs.push_back((after_commits.db_cpu - before_commits.db_cpu) *
+                                                per_1k);
+    figures.binlog_per_event.runs.push_back((after.binlog_bytes - before.binlog_bytes) /
+                                            static_cast<double>(events));
+    figures.writer_binlog_per_event.runs.push_back(
+        (after_commits.binlog_bytes - before_commits.binlog_bytes) / static_cast<double>(events));
     // The bench's own SHOW GLOBAL STATUS counts once.
     figures.statements_per_1k.runs.push_back((after.questions - before.questions - 1) * per_1k);
     figures.process_cpu_seconds.runs.push_back(process_cpu);

@@ -28,15 +28,18 @@ struct SteadyPhase {
 // What one system did in one database profile.
 struct SystemFigures {
   // Catch-up: `catchup_events` committed while the system was stopped, then started.
-  Figure catchup_seconds;       // process start -> last event appended (broker clock)
-  Figure startup_seconds;       // process start -> first event appended
-  Figure catchup_rate;          // events / (last append - first append)
-  Figure db_cpu_per_1k;         // mariadbd CPU seconds per 1000 events, over the catch-up
-  Figure statements_per_1k;     // Questions per 1000 events, over the catch-up
-  Figure process_cpu_seconds;   // the system's process, start-up included
-  Figure process_cpu_per_1k;    // the same per 1000 events
-  Figure peak_rss_mib;          // VmHWM at the end of the catch-up
-  long catchup_duplicates = 0;  // messages - distinct event ids, all runs
+  Figure catchup_seconds;          // process start -> last event appended (broker clock)
+  Figure startup_seconds;          // process start -> first event appended
+  Figure catchup_rate;             // events / (last append - first append)
+  Figure db_cpu_per_1k;            // mariadbd CPU seconds per 1000 events, over the catch-up
+  Figure writer_db_cpu_per_1k;     // the same over the commits of the backlog (the writer's cost)
+  Figure binlog_per_event;         // binary log bytes per event, over the catch-up
+  Figure writer_binlog_per_event;  // the same over the commits of the backlog
+  Figure statements_per_1k;        // Questions per 1000 events, over the catch-up
+  Figure process_cpu_seconds;      // the system's process, start-up included
+  Figure process_cpu_per_1k;       // the same per 1000 events
+  Figure peak_rss_mib;             // VmHWM at the end of the catch-up
+  long catchup_duplicates = 0;     // messages - distinct event ids, all runs
   std::vector<SteadyPhase> steady;
   double steady_peak_rss_mib = 0;
   long steady_duplicates = 0;
