@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "kafka/rdkafka_handles.hpp"
 
 namespace outbox::consumer {
@@ -10,6 +13,10 @@ namespace {
 // Bound on a rewind: the fetcher acknowledges a seek within this time; past it the rewind's
 // state is unknown and PartitionHolds::may_process() keeps the held message from being passed.
 constexpr int kSeekTimeoutMs = 10000;
+
+// Wait before resending offsets whose commit failed: the coordinator that refused them (moving,
+// timing out) is not asked again on every pass of the loop.
+constexpr std::chrono::seconds kCommitRetryDelay{1};
 
 RdKafkaPartitionList partition_list(const TopicPartition& partition, int64_t offset) {
   RdKafkaPartitionList list(rd_kafka_topic_partition_list_new(1));
@@ -58,23 +65,40 @@ void PartitionPositions::send_unsent(Clock::time_point now) {
     rd_kafka_topic_partition_list_add(list.get(), partition.first.c_str(), partition.second)
         ->offset = acknowledged_.at(partition);
   }
+  in_flight_ = std::move(unsent_);
   unsent_.clear();
   if (const rd_kafka_resp_err_t error = rd_kafka_commit_queue(
           consumer_, list.get(), commit_results_.get(), &PartitionPositions::on_async_commit, this);
       error != RD_KAFKA_RESP_ERR_NO_ERROR) {
     ++stats_.offset_commit_failures;
-    spdlog::warn("committing offsets of {}: {} (those messages may be delivered again)",
-                 describe_partitions(list.get()), rd_kafka_err2str(error));
+    spdlog::warn("committing offsets of {}: {} (sent again in {}s)",
+                 describe_partitions(list.get()), rd_kafka_err2str(error),
+                 kCommitRetryDelay.count());
+    send_again(now);
     return;
   }
   commit_in_flight_ = true;
+}
+
+void PartitionPositions::send_again(Clock::time_point now) {
+  // A partition forgotten meanwhile (revoked) is no longer this member's to commit; one
+  // acknowledged again meanwhile is already unsent, and is sent with its newer offset.
+  for (const TopicPartition& partition : in_flight_) {
+    if (acknowledged_.count(partition) != 0) unsent_.insert(partition);
+  }
+  in_flight_.clear();
+  next_commit_ = std::max(next_commit_, now + kCommitRetryDelay);
 }
 
 void PartitionPositions::on_async_commit(rd_kafka_t* /*handle*/, rd_kafka_resp_err_t error,
                                          rd_kafka_topic_partition_list_t* offsets, void* opaque) {
   auto* self = static_cast<PartitionPositions*>(opaque);
   self->commit_in_flight_ = false;
-  self->on_offset_commit(error, offsets);
+  // Without sending them again, the last offsets of a burst whose commit failed would stay
+  // uncommitted until the partition's next message: the group's lag would not reach zero on
+  // an idle topic, and a restart would redeliver them (found by the chaos soak after injected
+  // OffsetCommit errors: every effect applied, the committed offsets short of the end).
+  if (!self->on_offset_commit(error, offsets)) self->send_again(Clock::now());
 }
 
 void PartitionPositions::commit_acknowledged(const rd_kafka_topic_partition_list_t* partitions) {
@@ -113,7 +137,7 @@ void PartitionPositions::resume(const TopicPartition& partition) {
   rd_kafka_resume_partitions(consumer_, list.get());
 }
 
-void PartitionPositions::on_offset_commit(rd_kafka_resp_err_t error,
+bool PartitionPositions::on_offset_commit(rd_kafka_resp_err_t error,
                                           const rd_kafka_topic_partition_list_t* offsets) {
   bool failed = error != RD_KAFKA_RESP_ERR_NO_ERROR && error != RD_KAFKA_RESP_ERR__NO_OFFSET;
   for (int i = 0; offsets != nullptr && i < offsets->cnt; ++i) {
@@ -122,16 +146,17 @@ void PartitionPositions::on_offset_commit(rd_kafka_resp_err_t error,
   if (!failed) {
     if (commits_failing_) spdlog::info("offset commits succeed again");
     commits_failing_ = false;
-    return;
+    return true;
   }
   ++stats_.offset_commit_failures;
   if (!commits_failing_) {
     spdlog::warn(
-        "offset commit failed: {} ({}); those messages may be delivered again and will be "
-        "recognised as already consumed",
+        "offset commit failed: {} ({}); sent again until it succeeds (a restart meanwhile "
+        "redelivers those messages, recognised as already consumed)",
         rd_kafka_err2str(error), offsets != nullptr ? describe_partitions(offsets) : "");
   }
   commits_failing_ = true;
+  return false;
 }
 
 }  // namespace outbox::consumer

@@ -55,8 +55,9 @@ class PartitionPositions {
     unsent_.erase(partition);
   }
 
-  // The offset_commit_cb's work: count failures, one log line per change of state.
-  void on_offset_commit(rd_kafka_resp_err_t error, const rd_kafka_topic_partition_list_t* offsets);
+  // The offset_commit_cb's work: count failures, one log line per change of state. Returns
+  // whether the commit succeeded.
+  bool on_offset_commit(rd_kafka_resp_err_t error, const rd_kafka_topic_partition_list_t* offsets);
 
  private:
   struct QueueDeleter {
@@ -65,6 +66,8 @@ class PartitionPositions {
   // Sends the acknowledged offsets not sent yet, unless a commit is in flight or the interval
   // since the last one has not passed.
   void send_unsent(Clock::time_point now);
+  // Marks the partitions of the failed commit unsent again, to be sent after kCommitRetryDelay.
+  void send_again(Clock::time_point now);
   // librdkafka's callback for an asynchronous commit (served from commit_results_).
   static void on_async_commit(rd_kafka_t* handle, rd_kafka_resp_err_t error,
                               rd_kafka_topic_partition_list_t* offsets, void* opaque);
@@ -73,6 +76,7 @@ class PartitionPositions {
   ConsumerStats& stats_;
   std::map<TopicPartition, int64_t> acknowledged_;  // next offset to commit, per partition
   std::set<TopicPartition> unsent_;                 // acknowledged since the last commit sent
+  std::set<TopicPartition> in_flight_;              // in the last asynchronous commit sent
   // Where the answers to asynchronous commits arrive; destroyed before the handle.
   std::unique_ptr<rd_kafka_queue_t, QueueDeleter> commit_results_;
   bool commit_in_flight_ = false;

@@ -22,6 +22,7 @@ namespace {
 
 const std::string& kFaultsTopic = outbox::test::kOrderTopic;
 const std::string kGroup = "notification-planner";
+constexpr int kRefusedCommits = 10;
 const std::map<std::string, std::string> kFailpointGuard{
     {"OUTBOX_FAILPOINTS_I_UNDERSTAND", "this-process-will-fail-on-purpose"}};
 
@@ -248,4 +249,33 @@ TEST_CASE("a COMMIT whose answer is lost: not acknowledged, the retry finds it a
                       "commit_unknown=1") == 1);
   CHECK(consumed(db) == 1);
   CHECK(db.scalar("SELECT COUNT(*) FROM notification_job") == "1");
+}
+
+// The last offsets of a burst whose commit the coordinator refused used to wait for the
+// partition's next message: on an idle topic the group's committed offset stayed short of the
+// end for good (found by the chaos soak after injected OffsetCommit errors).
+TEST_CASE("an offset commit the coordinator refuses is sent again without a new message",
+          "[planner][faults][commit]") {
+  TestDatabase db;
+  TestBroker broker(1, 1, {kFaultsTopic, outbox::test::kOrderDeadLetterTopic});
+  produce_order(broker, "refused", 1, 0);
+  PlannerProcess planner(db, broker.bootstrap(), PlannerTestConfig{});
+  REQUIRE(eventually(
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 1).at(0) == 1; }));
+  // The next OffsetCommit requests time out, as in the soak's broker_request_errors: more of
+  // them than librdkafka's own retries of one commit take, so the planner sees it fail.
+  std::string errors = "errors OffsetCommit";
+  for (int i = 0; i < kRefusedCommits; ++i)
+    errors += " REQUEST_TIMED_OUT";
+  broker.command(errors);
+  produce_order(broker, "refused", 2, 0);
+  REQUIRE(eventually([&] { return consumed(db) == 2; }));
+  REQUIRE(eventually([&] { return planner.count("offset commit failed") >= 1; }));
+  // No further message arrives; the acknowledged offset still reaches the coordinator.
+  REQUIRE(eventually(
+      [&] { return committed_offsets(broker.bootstrap(), kGroup, kFaultsTopic, 1).at(0) == 2; }));
+  planner.stop_gracefully();
+  INFO(planner.log());
+  CHECK(planner.count("offset commits succeed again") == 1);
+  CHECK(consumed(db) == 2);
 }
