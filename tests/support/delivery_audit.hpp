@@ -48,10 +48,13 @@ void check_all_published_and_on_topic(const DeliveryAudit& audit);
 // reported failed, broker kept it" (a maybe-delivered report whose message the broker had
 // stored, published again), a lease taken over, a mark not written in time, a killed
 // publisher. With the idempotent producer a real broker stores one copy per claim, so a copy
-// none of these explains, or more copies than claims, is unexplained.
+// none of these explains is unexplained, and so are more copies than claims unless a delivery
+// timed out: the epoch bump that follows can store a second copy of a message in flight on
+// another partition (librdkafka #4953), counted apart.
 struct DuplicateCauses {
   long long copies = 0;
   std::map<std::string, long long> by_cause;  // mechanism (and the failure's error name) -> n
+  long long beyond_claims_after_timeout = 0;  // copies past one per claim, a delivery timed out
   std::vector<std::string> unexplained;       // "event_id partition@offset"
   // "0", or "3 (lease taken over, late mark refused: 1, ...)".
   std::string summary() const;
