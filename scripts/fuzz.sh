@@ -6,6 +6,7 @@
 # time is up. New interesting inputs go to a scratch corpus under .local/fuzz/ (kept between
 # runs, never committed); a crash ends that target's run and leaves its input in
 # .local/fuzz/crashes/; the other targets still run, and the script fails at the end.
+# Targets run one per core at a time (OUTBOX_FUZZ_JOBS overrides it).
 #   scripts/fuzz.sh [BUILD_DIR] [SECONDS] [TARGET...]    (default: build-fuzz/, 20, all)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,30 +20,43 @@ else
 fi
 crashes=$root/.local/fuzz/crashes
 mkdir -p "$crashes"
-failed=()
-for target in "${targets[@]}"; do
-  binary=$build_dir/tests/fuzz/$target
-  scratch=$root/.local/fuzz/corpus/$target
-  regressions=$root/tests/fuzz/regressions/$target
+failures=$(mktemp -d)
+trap 'rm -rf "$failures"' EXIT
+run_target() {
+  local target=$1
+  local binary=$build_dir/tests/fuzz/$target
+  local scratch=$root/.local/fuzz/corpus/$target
+  local regressions=$root/tests/fuzz/regressions/$target
   mkdir -p "$scratch"
-  inputs=("$scratch" "$root/tests/fuzz/corpus/$target")
+  local inputs=("$scratch" "$root/tests/fuzz/corpus/$target")
   [[ -d $regressions ]] && inputs+=("$regressions")
   # The config loaders also start from the configs the project ships, read where they live:
   # copies in the corpus fell behind every key added since.
   [[ $target == fuzz_config_file ]] && inputs+=("$root/config")
-  log=$root/.local/fuzz/$target.log
+  local log=$root/.local/fuzz/$target.log
   # -timeout: one input running 10 s is a hang worth reporting; -rss_limit_mb bounds memory.
   if ! "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$crashes/$target-" "${inputs[@]}" >"$log" 2>&1; then
-    tail -60 "$log" >&2
-    echo "fuzz: $target FAILED; the input is in $crashes/ (full log: $log)" >&2
-    failed+=("$target")
-    continue
+    # One block, so the report of a target beside another's stays whole.
+    { tail -60 "$log"; echo "fuzz: $target FAILED; the input is in $crashes/ (full log: $log)"; } >&2
+    touch "$failures/$target"
+    return 0
   fi
+  local runs coverage
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
   echo "fuzz: $target: ${runs:-?} inputs in ${seconds} s, ${coverage:-cov: ?}, no crash"
+}
+# One target per core at a time: each fuzzer is one process on one core.
+parallel=${OUTBOX_FUZZ_JOBS:-$(nproc)}
+for target in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= parallel)); do
+    wait -n || true
+  done
+  run_target "$target" &
 done
+wait
+mapfile -t failed < <(ls "$failures")
 if ((${#failed[@]})); then
   echo "fuzz: failed: ${failed[*]}" >&2
   exit 1

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian bookworm machine as root: installs packages,
-# checks formatting, builds (Release with the tests; Debug of the product; ASan+UBSan; TSan of
-# the threaded tests; the libFuzzer targets with clang), runs clang-tidy over src/, runs each
-# fuzz target for a bounded time, fetches the Kafka broker and Debezium (Maven Central, once)
-# and the test-only Python clients (PyPI, pinned, once),
+# checks formatting, builds Release with the tests, then, at nice 19 beside the rest
+# (scripts/checking-builds.sh), Debug of the product, ASan+UBSan, TSan of the threaded tests,
+# the libFuzzer targets with clang and clang-tidy over src/; fetches the Kafka broker and
+# Debezium (Maven Central, once) and the test-only Python clients (PyPI, pinned, once),
 # starts a private MariaDB 10.11 and a private MySQL 9.7 (Debian sid's, in a private root made
 # once under .local/), and runs every test with ctest: each test that talks to a database on
 # both servers (its MySQL copy is named "mysql: ..."), against mock clusters and against real
-# 3-node Kafka clusters the tests start themselves. Warnings are errors in every build.
+# 3-node Kafka clusters the tests start themselves. Then, once the checking builds are done,
+# each fuzz target for a bounded time and the tests under the sanitizers. Warnings are errors
+# in every build.
 #   scripts/test.sh [ctest args...]     e.g. scripts/test.sh -L unit
 # OUTBOX_FUZZ_SECONDS (default 10) is each fuzz target's time.
 set -euo pipefail
@@ -91,30 +93,31 @@ mapfile -t sources < <(cd "$root" && git ls-files '*.cpp' '*.hpp' 2>/dev/null ||
 
 phase "building Release with the tests (warnings are errors)"
 "$root/scripts/build.sh" "$root/build" >/dev/null
-# File by file, as a packager's plain cmake build compiles: the other builds use unity sources
-# (scripts/build.sh), which can hide a missing #include or a name two files both define.
-phase "building Debug (the product, without the tests, file by file)"
-"$root/scripts/build.sh" "$root/build-debug" -DCMAKE_BUILD_TYPE=Debug -DOUTBOX_TESTS=OFF \
-  -DCMAKE_UNITY_BUILD=OFF >/dev/null
-phase "building with AddressSanitizer + UndefinedBehaviorSanitizer"
-# Without the benchmark suite (its smoke run asserts no speed, so the plain build's covers it),
-# and without the test programs this build does not run (labels kafka and deploy, below).
-"$root/scripts/build.sh" "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DOUTBOX_SANITIZE=ON -DOUTBOX_BENCH=OFF -- unit_tests library_unit_tests integration_tests \
-  writer_tests consumer_tests verify_tests outbox-relay outboxctl outbox-verify \
-  notification-planner outbox-loadgen outbox-test-broker >/dev/null
-phase "building with ThreadSanitizer (the tests that run threads)"
-"$root/scripts/build.sh" "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOUTBOX_TSAN=ON \
-  -DOUTBOX_BENCH=OFF -- unit_tests integration_tests outbox_c11_threads_for_tsan >/dev/null
-phase "building the fuzz targets (clang, libFuzzer + ASan + UBSan)"
-"$root/scripts/build.sh" "$root/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_COMPILER=clang++ -DOUTBOX_FUZZ=ON -DOUTBOX_TESTS=OFF -- fuzz_targets >/dev/null
 
-phase "clang-tidy over src/ (the repo's .clang-tidy; any finding fails)"
-"$root/scripts/clang-tidy.sh" "$root/build"
-
-phase "fuzzing: each target ${fuzz_seconds} s on its corpus and regression inputs"
-"$root/scripts/fuzz.sh" "$root/build-fuzz" "$fuzz_seconds"
+# The checking builds (Debug file by file, ASan + UBSan, TSan, the fuzz targets) and clang-tidy
+# run beside the fetches, the servers' start and the plain tests, at nice 19 and in the idle
+# I/O class (where the disk's scheduler has one): the tests mostly wait on a server, a broker
+# or a timeout, and the scheduler gives them the cores whenever they want them. In this session,
+# not a new one: with the kernel's autogroups a new session would get an equal share of the
+# CPU instead of nice's. Their own job (set -m), so an exit stops the whole of it.
+checking_log=$root/.local/checking-builds.log
+checking_times=$(mktemp)
+mkdir -p "$root/.local"
+phase "checking builds started beside what follows (nice 19; log: .local/checking-builds.log)"
+set -m
+ionice -c 3 -t nice -n 19 "$root/scripts/checking-builds.sh" "$checking_times" </dev/null >"$checking_log" 2>&1 &
+checking_pid=$!
+set +m
+stop_checking_builds() {
+  [[ -n ${checking_pid:-} ]] && kill -- -"$checking_pid" 2>/dev/null || true
+}
+# What the checking builds took, each on its own (their times overlap the phases they ran beside).
+checking_summary() {
+  [[ -s $checking_times ]] || return 0
+  echo "==> checking builds, beside the tests at nice 19 (their times overlap the phases above)"
+  awk -F '\t' '{ printf "    %6d s  %s\n", $1, $2 }' "$checking_times"
+}
+trap 'stop_checking_builds; summary; checking_summary; rm -f "$summary_file" "$checking_times"' EXIT
 
 phase "fetching the Kafka broker for the real-cluster tests (cached under .local/)"
 "$root/scripts/kafka-cluster.sh" fetch
@@ -127,7 +130,7 @@ phase "installing the test-only Python clients (PyPI, pinned, cached under .loca
 phase "starting MariaDB and MySQL (MySQL's private root made once under .local/, ~1 min)"
 db_dir=$root/.local/test-mariadb
 mysql_dir=$root/.local/test-mysql
-trap '"$root/scripts/local-mariadb.sh" stop "$db_dir"; "$root/scripts/local-mysql.sh" stop "$mysql_dir"; summary; rm -f "$summary_file"' EXIT
+trap 'stop_checking_builds; "$root/scripts/local-mariadb.sh" stop "$db_dir"; "$root/scripts/local-mysql.sh" stop "$mysql_dir"; summary; checking_summary; rm -f "$summary_file" "$checking_times"' EXIT
 "$root/scripts/local-mariadb.sh" start "$db_dir"
 # The MySQL copies of the tests read this server's env file (tests/catch_main.cpp, --db-env).
 "$root/scripts/local-mysql.sh" start "$mysql_dir"
@@ -138,6 +141,20 @@ source "$db_dir/env"
 
 phase "tests"
 run_ctest "tests" --test-dir "$root/build" -j"$test_jobs" "${resources[@]}" --output-on-failure "$@"
+
+phase "waiting for the checking builds and clang-tidy"
+if ! wait "$checking_pid"; then
+  checking_pid=
+  cat "$checking_log" >&2
+  echo "a checking build or clang-tidy failed (above; log: $checking_log)" >&2
+  exit 1
+fi
+checking_pid=
+grep '^==> \[' "$checking_log" | sed 's/^/    /'
+grep '^clang-tidy: ' "$checking_log" | sed 's/^/    /'
+
+phase "fuzzing: each target ${fuzz_seconds} s on its corpus and regression inputs"
+"$root/scripts/fuzz.sh" "$root/build-fuzz" "$fuzz_seconds"
 
 phase "tests under ASan + UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:suppressions=$root/tests/sanitizer/lsan.supp
