@@ -61,18 +61,19 @@ await_purge() {
 ms_per_1k() { awk -v c="$(($2 - $1))" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%f", c / hz / n * 1e6}'; }
 
 # The foreign writer's statements: N events, 100 a statement (a transaction each under
-# autocommit), 600-byte JSON payloads, AGGREGATES (default 1,000) of N/AGGREGATES versions,
-# interleaved (event k is version k/AGGREGATES + 1 of aggregate k % AGGREGATES), ids
+# autocommit), 600-byte JSON payloads (OUTBOX_COST_PAD, default 580, is the padding's length:
+# 20 gives the ~40-byte payloads of small events), AGGREGATES (default 1,000) of N/AGGREGATES
+# versions, interleaved (event k is version k/AGGREGATES + 1 of aggregate k % AGGREGATES), ids
 # e-<32 digits>.
 writer_inserts() {
-  local n=$1 aggregates=${2:-1000} b i k
+  local n=$1 aggregates=${2:-1000} pad=${OUTBOX_COST_PAD:-580} b i k
   for ((b = 0; b < n / 100; b++)); do
     printf 'INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, event_type, event_version, payload, status, created_at) VALUES '
     for ((i = 0; i < 100; i++)); do
       k=$((b * 100 + i))
       [ "$i" = 0 ] || printf ','
-      printf "('e-%032d','order','agg-%d','ORDER_CHANGED',%d,JSON_OBJECT('k',%d,'pad',REPEAT('x',580)),'PENDING',CURRENT_TIMESTAMP(6))" \
-        "$k" $((k % aggregates)) $((k / aggregates + 1)) "$k"
+      printf "('e-%032d','order','agg-%d','ORDER_CHANGED',%d,JSON_OBJECT('k',%d,'pad',REPEAT('x',%d)),'PENDING',CURRENT_TIMESTAMP(6))" \
+        "$k" $((k % aggregates)) $((k / aggregates + 1)) "$k" "$pad"
     done
     printf ';\n'
   done

@@ -12,7 +12,8 @@
 # Assumes the build (scripts/build.sh build) and the test servers (scripts/local-mariadb.sh /
 # local-mysql.sh start .local/test-*); their accounts may set binlog_row_image.
 #   bench/primary-cost.sh [N=20000] [RUNS=3] [SERVERS="mariadb mysql"] [AGGREGATES=1000]
-# OUTBOX_RELAY_BIN runs another build of the relay (an A/B of two commits on the same data).
+# OUTBOX_RELAY_BIN runs another build of the relay (an A/B of two commits on the same data);
+# OUTBOX_COST_PAD=20 writes small events instead (primary-cost-lib.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-20000}

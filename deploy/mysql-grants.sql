@@ -12,9 +12,10 @@
 CREATE USER IF NOT EXISTS 'outbox_relay'@'%' IDENTIFIED BY 'change-me';
 GRANT SELECT, UPDATE ON `app`.`outbox_event` TO 'outbox_relay'@'%';
 GRANT SELECT ON `app`.`outbox_pause` TO 'outbox_relay'@'%';
--- Optional: lets the relay's sessions log MINIMAL row images (relay.binlog_row_image), about a
--- tenth of the binary log its updates write otherwise. Without it the relay keeps the server's
--- image and says so once at start. One of, by server (the privilege names differ):
+-- Optional: lets the relay's sessions log MINIMAL row images without the statements' text
+-- (relay.binlog_row_image), about a tenth of the binary log its updates write otherwise.
+-- Without it the relay keeps the server's settings and says so once at start. One of, by
+-- server (the privilege names differ):
 --   MySQL:   GRANT SESSION_VARIABLES_ADMIN ON *.* TO 'outbox_relay'@'%';
 --   MariaDB: GRANT BINLOG ADMIN ON *.* TO 'outbox_relay'@'%';  (also lets it purge binary logs)
 

@@ -162,7 +162,7 @@ void log_row_image_once(const MysqlSession& session) {
     if (session.row_image_refusal().empty()) {
       spdlog::info(
           "binlog_row_image MINIMAL on the claim sessions: each update logs the row's key and "
-          "the columns it changed (relay.binlog_row_image)");
+          "the columns it changed, without the statement's text (relay.binlog_row_image)");
     } else {
       spdlog::warn(
           "binlog_row_image stays the server's on the claim sessions, so each update logs the "

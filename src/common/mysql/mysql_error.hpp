@@ -15,6 +15,9 @@ constexpr int kTableAccessDeniedError = 1142;
 // ER_SPECIFIC_ACCESS_DENIED_ERROR: the statement needs a privilege the account lacks (SUPER,
 // SESSION_VARIABLES_ADMIN, BINLOG ADMIN, ...).
 constexpr int kSpecificAccessDeniedError = 1227;
+// ER_UNKNOWN_SYSTEM_VARIABLE: a SET of a variable the server does not have (MariaDB and MySQL
+// name some settings differently).
+constexpr int kUnknownSystemVariableError = 1193;
 // ER_COLUMNACCESS_DENIED_ERROR: the same for a column, e.g. an upsert's UPDATE reading a column
 // the account may not SELECT.
 constexpr int kColumnAccessDeniedError = 1143;

@@ -12,6 +12,30 @@
 
 namespace outbox {
 
+namespace {
+
+// Each row event's statement text, which the binary log can carry beside the rows: MariaDB
+// writes it by default (binlog_annotate_row_events), MySQL where binlog_rows_query_log_events
+// is on. A claim's or a mark's text names every event id it updates, so on MariaDB the text
+// was a third of what the relay's updates logged (measured: 54 of the ~165 bytes per event of
+// a claim and a mark, with MINIMAL row images). Nothing reads it but a person with
+// mariadb-binlog. Each server knows only its own variable and answers the other's with 1193;
+// both need the privilege binlog_row_image needs, which the caller's session has just used.
+// A refusal all the same leaves the text in the log: more bytes, nothing else.
+void drop_statement_text(MysqlSession& session) {
+  for (const char* variable : {"binlog_annotate_row_events", "binlog_rows_query_log_events"}) {
+    try {
+      session.execute(std::string("SET SESSION ") + variable + " = OFF");
+      return;
+    } catch (const sql::SQLException& e) {
+      if (e.getErrorCode() == kSpecificAccessDeniedError) return;
+      if (e.getErrorCode() != kUnknownSystemVariableError) throw;
+    }
+  }
+}
+
+}  // namespace
+
 std::string MysqlEndpoint::describe() const {
   const std::string where = socket.empty() ? host + ":" + std::to_string(port) : "unix:" + socket;
   return user + "@" + where + "/" + database;
@@ -153,6 +177,7 @@ Outcome<std::unique_ptr<MysqlSession>> MysqlSession::open(const MysqlEndpoint& e
     if (settings.minimal_row_image) {
       try {
         session->execute("SET SESSION binlog_row_image = 'MINIMAL'");
+        drop_statement_text(*session);
       } catch (const sql::SQLException& e) {
         // ER_SPECIFIC_ACCESS_DENIED_ERROR: the account lacks the privilege. The session works
         // as well with the server's image; only the binary log grows more.

@@ -39,8 +39,10 @@ struct SessionSettings {
   int wait_timeout_seconds = 0;
   // binlog_row_image = MINIMAL for this session, where the account may set it (MySQL:
   // SESSION_VARIABLES_ADMIN; MariaDB: BINLOG ADMIN): an UPDATE then logs the row's primary key
-  // and the columns it changed, not the whole row (payload included) twice. Where the account
-  // may not, the session keeps the server's image and says so (MysqlSession::row_image()).
+  // and the columns it changed, not the whole row (payload included) twice; and without the
+  // statement's text beside the rows (MariaDB's binlog_annotate_row_events, MySQL's
+  // binlog_rows_query_log_events off). Where the account may not, the session keeps the
+  // server's settings and says so (MysqlSession::row_image_refusal()).
   bool minimal_row_image = false;
 };
 

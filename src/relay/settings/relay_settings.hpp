@@ -65,8 +65,8 @@ struct RelaySettings {
   // relay.binlog_row_image: minimal (the default) sets binlog_row_image = MINIMAL on the
   // workers' sessions where the account may (mysql_session.hpp): each claim, mark, park and
   // wake then logs the row's key and the columns it changed, not the whole row with its
-  // payload before and after. server keeps the server's setting (for a CDC reader of the
-  // outbox table's updates that needs whole rows).
+  // payload before and after, and not the statement's text beside the rows. server keeps the
+  // server's settings (for a CDC reader of the outbox table's updates that needs whole rows).
   bool minimal_row_image = true;
 };
 
