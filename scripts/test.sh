@@ -7,9 +7,9 @@
 # starts a private MariaDB 10.11 and a private MySQL 9.7 (Debian sid's, in a private root made
 # once under .local/), and runs every test with ctest: each test that talks to a database on
 # both servers (its MySQL copy is named "mysql: ..."), against mock clusters and against real
-# 3-node Kafka clusters the tests start themselves. Then, once the checking builds are done,
-# each fuzz target for a bounded time and the tests under the sanitizers. Warnings are errors
-# in every build.
+# 3-node Kafka clusters the tests start themselves. Then the tests under each sanitizer as
+# soon as its build is done, and once every checking build is, each fuzz target for a bounded
+# time. Warnings are errors in every build.
 #   scripts/test.sh [ctest args...]     e.g. scripts/test.sh -L unit
 # OUTBOX_FUZZ_SECONDS (default 10) is each fuzz target's time.
 set -euo pipefail
@@ -94,12 +94,13 @@ mapfile -t sources < <(cd "$root" && git ls-files '*.cpp' '*.hpp' 2>/dev/null ||
 phase "building Release with the tests (warnings are errors)"
 "$root/scripts/build.sh" "$root/build" >/dev/null
 
-# The checking builds (Debug file by file, ASan + UBSan, TSan, the fuzz targets) and clang-tidy
-# run beside the fetches, the servers' start and the plain tests, at nice 19 and in the idle
-# I/O class (where the disk's scheduler has one): the tests mostly wait on a server, a broker
-# or a timeout, and the scheduler gives them the cores whenever they want them. In this session,
-# not a new one: with the kernel's autogroups a new session would get an equal share of the
-# CPU instead of nice's. Their own job (set -m), so an exit stops the whole of it.
+# The checking builds (ASan + UBSan, TSan, Debug file by file, the fuzz targets) and clang-tidy
+# run beside the fetches, the servers' start and the tests, at nice 19 and in the idle I/O
+# class (where the disk's scheduler has one): they take only the CPU the tests leave, while
+# the tests wait on a server, a broker or a timeout, and the scheduler gives the tests the
+# cores whenever they want them. In this session, not a new one: with the kernel's autogroups a
+# new session would get an equal share of the CPU instead of nice's. Their own job (set -m),
+# so an exit stops the whole of it.
 checking_log=$root/.local/checking-builds.log
 checking_times=$(mktemp)
 mkdir -p "$root/.local"
@@ -115,7 +116,20 @@ stop_checking_builds() {
 checking_summary() {
   [[ -s $checking_times ]] || return 0
   echo "==> checking builds, beside the tests at nice 19 (their times overlap the phases above)"
-  awk -F '\t' '{ printf "    %6d s  %s\n", $1, $2 }' "$checking_times"
+  awk -F '\t' '$1 != "exit" { printf "    %6d s  %s\n", $1, $2 }' "$checking_times"
+}
+# Waits until the checking builds have done the step NAME (its line in the times file), and
+# fails the suite with their log if they ended without it. The later steps go on building.
+await_checking_step() {
+  local name=$1
+  until grep -qF -- "$name" "$checking_times"; do
+    if grep -q '^exit' "$checking_times"; then
+      cat "$checking_log" >&2
+      echo "a checking build failed before \"$name\" was done (above; log: $checking_log)" >&2
+      exit 1
+    fi
+    sleep 1
+  done
 }
 trap 'stop_checking_builds; summary; checking_summary; rm -f "$summary_file" "$checking_times"' EXIT
 
@@ -142,21 +156,8 @@ source "$db_dir/env"
 phase "tests"
 run_ctest "tests" --test-dir "$root/build" -j"$test_jobs" "${resources[@]}" --output-on-failure "$@"
 
-phase "waiting for the checking builds and clang-tidy"
-if ! wait "$checking_pid"; then
-  checking_pid=
-  cat "$checking_log" >&2
-  echo "a checking build or clang-tidy failed (above; log: $checking_log)" >&2
-  exit 1
-fi
-checking_pid=
-grep '^==> \[' "$checking_log" | sed 's/^/    /'
-grep '^clang-tidy: ' "$checking_log" | sed 's/^/    /'
-
-phase "fuzzing: each target ${fuzz_seconds} s on its corpus and regression inputs"
-"$root/scripts/fuzz.sh" "$root/build-fuzz" "$fuzz_seconds"
-
-phase "tests under ASan + UBSan"
+phase "tests under ASan + UBSan (once built; the other checking builds go on beside them)"
+await_checking_step "building with AddressSanitizer"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:suppressions=$root/tests/sanitizer/lsan.supp
 export LSAN_OPTIONS=suppressions=$root/tests/sanitizer/lsan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -175,7 +176,8 @@ run_ctest "tests under ASan + UBSan" --test-dir "$root/build-asan" -j"$test_jobs
   -E '(_NOT_BUILT|test names fit ctest|producers replaced ten thousand times|verify: ?(a short chaos soak|a verifier whose duplicate path never ran|outbox-verify ordering fails))' "$@"
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 
-phase "tests under ThreadSanitizer"
+phase "tests under ThreadSanitizer (once built)"
+await_checking_step "building with ThreadSanitizer"
 # What runs threads of ours: the worker pipeline (unit: worker, with its fake claim store and
 # publisher), and outbox-relay itself, built with TSan, in the integration tests that run it
 # (the build has only unit_tests and integration_tests; "test names fit ctest" needs all):
@@ -206,5 +208,18 @@ if compgen -G "$tsan_logs/report.*" >/dev/null; then
   fi
 fi
 ((tsan_status == 0))
+
+phase "waiting for the rest of the checking builds and clang-tidy"
+wait "$checking_pid" || true
+checking_pid=
+if ! grep -q $'^exit\t0$' "$checking_times"; then
+  cat "$checking_log" >&2
+  echo "a checking build or clang-tidy failed (above; log: $checking_log)" >&2
+  exit 1
+fi
+grep '^clang-tidy: ' "$checking_log" | sed 's/^/    /'
+
+phase "fuzzing: each target ${fuzz_seconds} s on its corpus and regression inputs"
+"$root/scripts/fuzz.sh" "$root/build-fuzz" "$fuzz_seconds"
 
 phase "all tests passed"
