@@ -50,7 +50,8 @@ void write_ordered_drain(std::ostream& md, const OrderedDrainResults& r, int run
      << (r.broker.empty() ? std::string("the test broker") : r.broker) << "\n\n"
      << "Per-aggregate order (`ordering: per_aggregate`, the default) against `ordering: none` "
         "on the same rows, and against L_db(500) (the claim + mark loop alone, one event per "
-        "aggregate, no broker), in the durable and the tuned database profile; medians of "
+        "aggregate, no broker), in each database profile below (a smoke run: the durable one "
+        "only); medians of "
      << runs
      << " runs with min–max, events/s. Each run drains the seven backlogs one after the "
         "other. `transactional` sends each batch holding several versions of an aggregate as one "

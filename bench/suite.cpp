@@ -48,7 +48,7 @@ SuiteResults run_suite(BenchContext& context) {
   }
 
   say("ordered drain: per_aggregate vs none on one and on several versions per aggregate, "
-      "durable and tuned");
+      "durable and tuned (a smoke run: durable)");
   results.ordered = measure_ordered_drain(context);
 
   if (sizes.real_cluster) {

@@ -27,10 +27,13 @@ long rss_kib() {
 
 }  // namespace
 
-TEST_CASE("producers replaced ten thousand times leave the process's memory flat",
+TEST_CASE("producers replaced thousands of times leave the process's memory flat",
           "[producer][memory][no-database]") {
   constexpr int kWarmUp = 1000;
-  constexpr int kGenerations = 10000;
+  // 4,000 rather than the 10,000 first measured (RSS 15,004 KiB after 1,000, 15,012 after
+  // 10,000): a hundred seconds less of CI's time, and a leak of a single KiB per producer still
+  // shows three times over the bound below.
+  constexpr int kGenerations = 4000;
   outbox::test::TestBroker broker(1, 1, {"outbox.churn"});
   outbox::KafkaSettings kafka;
   kafka.bootstrap_servers = broker.bootstrap();
@@ -54,7 +57,7 @@ TEST_CASE("producers replaced ten thousand times leave the process's memory flat
   std::cout << "[figures] " << kGenerations << " producers made and destroyed: RSS " << warm
             << " KiB after " << kWarmUp << ", " << after << " KiB after " << kGenerations << "\n";
   CHECK(statistics.generations_held() == 0);
-  // Flat: growth over the last 9,000 generations within 4 MiB (a leak of a single KiB per
-  // producer would be 9 MiB).
-  CHECK(after - warm < 4096);
+  // Flat: growth over the last 3,000 generations within 1 MiB (a leak of a single KiB per
+  // producer would be 3 MiB).
+  CHECK(after - warm < 1024);
 }
