@@ -4,6 +4,8 @@
 # resolved by Maven from scripts/kafka/pom.xml into .local/ (reused when present).
 #
 #   kafka-cluster.sh fetch                      resolve the pinned broker (prints its time)
+#                                               and make its class-data-sharing archives
+#                                               (once per cache; `start` makes them too)
 #   kafka-cluster.sh start DIR                  format (when new) and start every node, wait
 #                                               until all answer, write DIR/env (source it)
 #   kafka-cluster.sh stop DIR                   stop every node (SIGTERM, then SIGKILL)
@@ -113,8 +115,53 @@ java_run() {
   # the client compiler and the serial collector start them quicker and with less CPU.
   local log4j=$1
   shift
-  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$cache/lib/*" \
+  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC $(class_archive_flag tools) -cp "$cache/lib/*" \
     -Dlog4j2.configurationFile="$log4j" "$@"
+}
+
+# Class-data sharing (the JDK's AppCDS): the classes a node or a tool loads, parsed and verified
+# once into an archive under the cache, mapped by every later JVM instead of read from the jars
+# again. The suite starts some fifty clusters and a hundred tool JVMs on two cores. Measured
+# here, idle machine: a cluster's start 6.3-8.2 s of CPU instead of 9.6-11.1, a topic's creation
+# 0.6-0.7 s instead of 1.3. The archives are made once per cache (class_archives); a JVM given
+# one that does not fit (another JDK) says so in its log and reads the jars as before.
+# The flag for a JVM of KIND (broker or tools): dump while class_archives trains, read after.
+class_archive_flag() {
+  local kind=$1
+  if [[ -n ${cds_training:-} ]]; then
+    echo "-XX:ArchiveClassesAtExit=$cache/cds/$kind-$BASHPID.jsa"
+  elif [[ -s $cache/cds/$kind.jsa ]]; then
+    echo "-XX:SharedArchiveFile=$cache/cds/$kind.jsa"
+  fi
+}
+
+# Makes the archives once per cache (under a lock: tests start clusters side by side): a
+# cluster of its own under the cache is started, given a topic and stopped, and its JVMs dump
+# the classes they loaded as they exit. About 15 s, once. A JVM killed before it dumped leaves
+# no archive: any one node's is enough; without one, nodes and tools run as before.
+class_archives() {
+  [[ -f $cache/cds/complete || -n ${cds_training:-} ]] && return 0
+  exec 7>"$root/.local/kafka-cds.lock"
+  flock 7
+  if [[ ! -f $cache/cds/complete ]]; then
+    rm -rf "$cache/cds"
+    mkdir -p "$cache/cds"
+    local train=$cache/cds/training kind archive
+    mkdir -p "$train"
+    cds_training=1
+    OUTBOX_KAFKA_SECURITY=plaintext OUTBOX_KAFKA_ADVERTISED_PORTS= start "$train" >/dev/null
+    create_topic "$train" cds-training 4 >/dev/null
+    stop_nodes "$train" TERM $(seq 1 $nodes)
+    cds_training=
+    for kind in broker tools; do
+      for archive in "$cache/cds/$kind"-*.jsa; do
+        [[ -s $archive ]] && mv "$archive" "$cache/cds/$kind.jsa" && break
+      done
+    done
+    rm -rf "$train" "$cache/cds"/*-*.jsa
+    touch "$cache/cds/complete"
+  fi
+  flock -u 7
 }
 
 port_free() {
@@ -254,7 +301,7 @@ start_node() {
   jvm=(-XX:+UseG1GC -XX:ParallelGCThreads=1 -XX:ConcGCThreads=1)
   [[ ${OUTBOX_KAFKA_JVM:-} == quick ]] &&
     jvm=(-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC)
-  nohup java -Xms128m -Xmx"$heap" "${jvm[@]}" \
+  nohup java -Xms128m -Xmx"$heap" "${jvm[@]}" $(class_archive_flag broker) \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dlog4j2.configurationFile="$root/scripts/kafka/log4j2-broker.yaml" \
     -Dkafka.logs.dir="$dir/node$n" \
@@ -356,6 +403,7 @@ storage_template() {
 start() {
   local dir=$1 base n advertised voters started=$SECONDS
   fetch
+  class_archives
   stop_nodes "$dir" TERM $(seq 1 $nodes)
   if [[ ! -f $dir/ports ]]; then
     base=$(pick_ports)
@@ -509,6 +557,7 @@ leader() {
 command=${1:?fetch|start|stop|kill|start-node|create-topic|alter-topic|leader|wait-leaders|wait-isr}
 if [[ $command == fetch ]]; then
   fetch
+  class_archives
   exit 0
 fi
 dir=$(mkdir -p "${2:?DIR}" && cd "$2" && pwd)
