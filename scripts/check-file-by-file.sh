@@ -8,7 +8,7 @@
 # tree `scripts/clang-tidy.sh build-debug FILE` checks one file against.
 #   scripts/check-file-by-file.sh [BUILD_DIR]
 #
-# Measured on CI's two cores: 88 s, where building that tree (Debug, objects and links) took
+# Measured on CI's two cores: 88-116 s, where building that tree (Debug, objects and links) took
 # 156-160 s for the same check, with or without -g.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
