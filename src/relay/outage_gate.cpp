@@ -38,14 +38,13 @@ void OutageGate::probe_not_sent(Clock::time_point now, bool only_paused) {
   if (in_outage_) next_probe_ = now + probe_interval_;
 }
 
-void OutageGate::settled(size_t delivered, size_t outage, const std::string& outage_error,
-                         bool probe, Clock::time_point claimed_at, Clock::time_point now) {
+void OutageGate::settled(const Settled& batch, Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  if (probe) {
+  if (batch.probe) {
     probe_out_ = false;
     wide_probe_ = false;
   }
-  if (delivered > 0) {
+  if (batch.delivered > 0) {
     last_delivery_ = now;
     if (in_outage_) {
       spdlog::info("kafka outage over after {}: deliveries get through again; claiming again",
@@ -54,8 +53,12 @@ void OutageGate::settled(size_t delivered, size_t outage, const std::string& out
     in_outage_ = false;
     return;
   }
-  if (outage == 0) return;
-  if (!in_outage_ && last_delivery_ > claimed_at) return;  // the rest of the cluster works
+  if (batch.outage == 0) return;
+  if (!in_outage_) {
+    if (last_delivery_ > batch.claimed_at) return;           // the rest of the cluster works
+    if (batch.outage == batch.on_paused_partitions) return;  // only known-sick partitions
+  }
+  const std::string& outage_error = batch.outage_error;
   if (!in_outage_) {
     in_outage_ = true;
     outage_since_ = now;
@@ -70,7 +73,7 @@ void OutageGate::settled(size_t delivered, size_t outage, const std::string& out
     return;
   }
   outage_error_ = outage_error;
-  if (probe) {
+  if (batch.probe) {
     probe_interval_ = std::min(probe_interval_ * 2, settings_.probe_interval_max);
     next_probe_ = now + probe_interval_;
     spdlog::warn("kafka outage for {}: the probe failed too ({}); next probe in {}",

@@ -55,13 +55,25 @@ class OutageGate {
   // `only_paused` (every row it read was a paused partition's, held unsent), the next probe is
   // due at once and reads a full batch: the rows of healthy partitions may be behind them.
   void probe_not_sent(Clock::time_point now, bool only_paused = false);
-  // A batch settled: how many of its events were delivered, how many failed the outage way
-  // (`outage_error` says the first: "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]"), whether
-  // it was a probe, and when it was claimed. A batch that failed whole starts an outage only if
-  // nothing at all was delivered since it was claimed: while other partitions take deliveries,
-  // its partitions are paused on their own (paused_partitions.hpp) and claims go on.
-  void settled(size_t delivered, size_t outage, const std::string& outage_error, bool probe,
-               Clock::time_point claimed_at, Clock::time_point now);
+  // What one settled batch says about the cluster.
+  struct Settled {
+    size_t delivered = 0;  // events delivered
+    size_t outage = 0;     // events that failed the outage way
+    // Of `outage`, those on partitions paused before the batch settled (paused_partitions.hpp):
+    // a paused partition's probes, mostly.
+    size_t on_paused_partitions = 0;
+    std::string outage_error;  // the first: "NOT_ENOUGH_REPLICAS: ... on outbox.order[2]"
+    bool probe = false;        // the gate's own probe
+    Clock::time_point claimed_at{};
+  };
+  // A batch settled. A batch that failed whole starts an outage only if nothing at all was
+  // delivered since it was claimed (while other partitions take deliveries, its partitions are
+  // paused on their own and claims go on), and only if some of its failures fell on a
+  // partition not paused yet: a batch of nothing but a paused partition's probe fails whole
+  // as expected, and says nothing about the rest of the cluster. Its claim may simply have
+  // found nothing else due (the other partitions' events all published, or claimed by this
+  // worker's next batch, which settles after it).
+  void settled(const Settled& batch, Clock::time_point now);
 
   // "NOT_ENOUGH_REPLICAS: ... on outbox.order[2], for 45s" while claims are paused.
   std::optional<std::string> outage(Clock::time_point now) const;

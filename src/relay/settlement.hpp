@@ -32,6 +32,10 @@ struct SettlementPlan {
   // Outage failures on a known partition, taken out of `outage` by the worker: the partition
   // is paused (paused_partitions.hpp) and these rows deferred for it, no attempt counted.
   std::map<Destination, std::vector<size_t>> held;
+  // How many of `held` failed on a partition that was paused before this batch settled: a
+  // paused partition's probes, and its events sent just before the pause. They say nothing new
+  // about the cluster, so they never start an outage (outage_gate.hpp).
+  size_t held_on_paused = 0;
   // The topic or partition is not known (kUnknownTopic): retried without an attempt while the
   // topic's grace lasts, then FAILED (the worker asks UnknownTopics which).
   std::vector<size_t> unknown_topic;

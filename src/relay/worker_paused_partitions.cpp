@@ -189,9 +189,10 @@ void Worker::consult_paused_partitions(const InFlightBatch& batch, SettlementPla
   std::set<std::string> topics;
   for (const auto& [destination, indices] : plan.held) {
     const DeliveryOutcome& first = outcomes[indices.front()];
-    const bool was_paused = holds_.topic_paused(destination.topic);
-    holds_.failed(destination, first.error, ids_at(batch.claim.events, indices), now);
-    if (!was_paused) topics.insert(destination.topic);
+    const bool topic_was_paused = holds_.topic_paused(destination.topic);
+    if (!holds_.failed(destination, first.error, ids_at(batch.claim.events, indices), now))
+      plan.held_on_paused += indices.size();
+    if (!topic_was_paused) topics.insert(destination.topic);
   }
   // The first pause of a topic: learn its partition count, so the claims that follow hold its
   // paused partitions' events without sending them.

@@ -85,8 +85,13 @@ void Worker::consult_outage_gate(const InFlightBatch& batch, SettlementPlan& pla
   size_t outage = plan.outage.size();
   for (const auto& [destination, indices] : plan.held)
     outage += indices.size();
-  outage_gate_.settled(plan.delivered.size(), outage, describe_outage(plan, outcomes), batch.probe,
-                       batch.claimed_at, now);
+  outage_gate_.settled(OutageGate::Settled{.delivered = plan.delivered.size(),
+                                           .outage = outage,
+                                           .on_paused_partitions = plan.held_on_paused,
+                                           .outage_error = describe_outage(plan, outcomes),
+                                           .probe = batch.probe,
+                                           .claimed_at = batch.claimed_at},
+                       now);
   // A topic unknown for less than its grace may be about to appear: retry without an attempt.
   // Past the grace it is the event's own trouble: FAILED with the reason.
   for (size_t i : plan.unknown_topic) {

@@ -96,7 +96,7 @@ struct SickRunFigures {
   long long held = 0;              // sick rows RETRY once the healthy ones were out
   long long orders = 0;            // ORDER events, the backlog and those written while sick
   long long healthy_payments = 0;  // PAYMENT events of healthy partitions
-  bool outage_gate = false;        // the whole-cluster gate's line was logged while ORDER flowed
+  bool outage_gate = false;        // the whole-cluster gate's line was logged
 };
 
 // The scenario of both cases: the PAYMENT partitions in `sick` fall sick before the relay
@@ -156,12 +156,6 @@ SickRunFigures run_sick_partitions(const std::string& instance, const std::set<i
   await_or_explain(db, relay, "500 more ORDER events published while paused",
                    [&] { return published_orders(db) >= orders_at_pause + 500; });
   CHECK(http_get(relay.metrics_port(), "/readyz").status == 200);
-  // Whether the whole-cluster gate engaged while the other partitions took deliveries. Not
-  // later: once every ORDER event is out, a retry of the sick partition's rows is a batch that
-  // fails whole with nothing delivered since its claim, which is the gate's very condition
-  // (outage_gate.hpp), and it engages for as long as nothing else is there to deliver (seen in
-  // a fresh-clone run on a loaded machine).
-  figures.outage_gate = logged(relay, kOutageLine);
   figures.orders =
       static_cast<long long>(kOrderAggregates) * (kOrderBacklogVersions + writer.stop());
   await_or_explain(db, relay, "every ORDER event published while paused",
@@ -181,6 +175,12 @@ SickRunFigures run_sick_partitions(const std::string& instance, const std::set<i
   }
   REQUIRE(eventually([&] { return paused_partitions(relay, "outbox.PAYMENT") == 0; }));
   CHECK(db.count("attempts > 0 OR status = 'FAILED'") == 0);
+  // Whether the whole-cluster gate engaged at any time in the run. A batch of nothing but the
+  // paused partition's probe fails whole, often with nothing delivered since its claim (the
+  // other partitions' events all out, or claimed by the same worker's next batch, which
+  // settles after it); that starts no outage (outage_gate.hpp). Two fresh-clone runs on a
+  // loaded machine saw the gate engage on such a batch before it did.
+  figures.outage_gate = logged(relay, kOutageLine);
   stop_gracefully(relay);
 
   TypedEvents all_orders = kOrderBacklog;

@@ -21,11 +21,12 @@ void PausedPartitions::remember(Pause& pause, const std::vector<std::string>& id
   }
 }
 
-void PausedPartitions::failed(const Destination& destination, const std::string& error,
+bool PausedPartitions::failed(const Destination& destination, const std::string& error,
                               const std::vector<std::string>& held, Clock::time_point now) {
   std::lock_guard lock(mutex_);
   auto found = paused_.find(destination);
-  if (found == paused_.end()) {
+  const bool newly_paused = found == paused_.end();
+  if (newly_paused) {
     Pause pause;
     pause.since = now;
     pause.error = error;
@@ -53,6 +54,7 @@ void PausedPartitions::failed(const Destination& destination, const std::string&
     }
   }
   remember(found->second, held);
+  return newly_paused;
 }
 
 void PausedPartitions::held_at_claim(const Destination& destination,

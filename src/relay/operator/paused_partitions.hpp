@@ -58,7 +58,8 @@ class PausedPartitions {
   // Deliveries to `destination` failed the cluster's way (`error`, e.g. "_MSG_TIMED_OUT: ...")
   // and none got through: pauses the partition (or, when paused and `held` holds a probe, the
   // probe failed: the next one comes later). `held` are the event ids now deferred for it.
-  void failed(const Destination& destination, const std::string& error,
+  // True when this call paused it; false when it was paused already.
+  bool failed(const Destination& destination, const std::string& error,
               const std::vector<std::string>& held, Clock::time_point now);
   // Rows a claim read for a paused partition and deferred without sending.
   void held_at_claim(const Destination& destination, const std::vector<std::string>& held);
