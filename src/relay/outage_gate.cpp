@@ -55,7 +55,9 @@ void OutageGate::settled(const Settled& batch, Clock::time_point now) {
   }
   if (batch.outage == 0) return;
   if (!in_outage_) {
-    if (last_delivery_ > batch.claimed_at) return;           // the rest of the cluster works
+    const Clock::time_point delivered_at =
+        reports_ == nullptr ? last_delivery_ : std::max(last_delivery_, reports_->last());
+    if (delivered_at > batch.claimed_at) return;             // the rest of the cluster works
     if (batch.outage == batch.on_paused_partitions) return;  // only known-sick partitions
   }
   const std::string& outage_error = batch.outage_error;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config/duration.hpp"
+#include "publish/delivery_clock.hpp"
 
 namespace outbox {
 
@@ -47,7 +48,10 @@ class OutageGate {
     size_t limit = 0;
   };
 
-  explicit OutageGate(Settings settings) : settings_(settings) {}
+  // `reports`: the producers' delivery reports (delivery_clock.hpp), when the gate should know
+  // of a delivery before the batch that holds it settles; null in tests of the gate alone.
+  explicit OutageGate(Settings settings, const DeliveryClock* reports = nullptr)
+      : settings_(settings), reports_(reports) {}
 
   Admission admit(size_t batch_size, Clock::time_point now);
   // A probe claim sent nothing (no rows, no byte budget, a database error): its slot is free
@@ -67,11 +71,11 @@ class OutageGate {
     Clock::time_point claimed_at{};
   };
   // A batch settled. A batch that failed whole starts an outage only if nothing at all was
-  // delivered since it was claimed (while other partitions take deliveries, its partitions are
-  // paused on their own and claims go on), and only if some of its failures fell on a
-  // partition not paused yet: a batch of nothing but a paused partition's probe fails whole
-  // as expected, and says nothing about the rest of the cluster. Its claim may simply have
-  // found nothing else due (the other partitions' events all published, or claimed by this
+  // delivered since it was claimed, settled or only reported (while other partitions take
+  // deliveries, its partitions are paused on their own and claims go on), and only if some of its
+  // failures fell on a partition not paused yet: a batch of nothing but a paused partition's probe
+  // fails whole as expected, and says nothing about the rest of the cluster. Its claim may simply
+  // have found nothing else due (the other partitions' events all published, or claimed by this
   // worker's next batch, which settles after it).
   void settled(const Settled& batch, Clock::time_point now);
 
@@ -92,13 +96,14 @@ class OutageGate {
 
  private:
   Settings settings_;
+  const DeliveryClock* reports_;
   mutable std::mutex mutex_;
   bool in_outage_ = false;
   Clock::time_point outage_since_{};
   std::string outage_error_;
   bool probe_out_ = false;
-  bool wide_probe_ = false;  // the last probe found only paused partitions' rows
-  Clock::time_point last_delivery_{};
+  bool wide_probe_ = false;            // the last probe found only paused partitions' rows
+  Clock::time_point last_delivery_{};  // the last settled batch with a delivery
   Clock::time_point next_probe_{};
   Micros probe_interval_{};
   uint64_t outages_total_ = 0;

@@ -401,9 +401,11 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
         }
       });
 
+  // Before the publisher: its producers' poll threads write it until they are gone.
+  DeliveryClock delivery_reports;
   Outcome<std::unique_ptr<KafkaPublisher>> publisher = KafkaPublisher::create(
       config.kafka, topic_router(config.kafka),
-      ProducerCounters{&stats.broker_errors, &stats.kafka_requests},
+      ProducerCounters{&stats.broker_errors, &stats.kafka_requests, &delivery_reports},
       transaction_settings(config, instance_id), pipeline_settings(config, stats));
   if (!publisher) {
     spdlog::critical("{}", publisher.error().message);
@@ -417,7 +419,7 @@ int run_relay(const RelayConfig& config, const std::string& config_file) {
   outage_gate_settings.unknown_topic_grace = config.relay.unknown_topic_grace;
   outage_gate_settings.probe_interval_initial = config.relay.backoff_initial;
   outage_gate_settings.probe_interval_max = config.relay.backoff_max;
-  OutageGate outage_gate(outage_gate_settings);
+  OutageGate outage_gate(outage_gate_settings, &delivery_reports);
   PausedPartitions paused_partitions(PausedPartitions::Settings{
       .probe_events = outage_gate_settings.probe_events,
       .probe_interval_initial = outage_gate_settings.probe_interval_initial,

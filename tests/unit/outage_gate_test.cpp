@@ -83,3 +83,23 @@ TEST_CASE(
   CHECK_FALSE(gate.outage(start + 9500ms));
   CHECK(gate.admit(500, start + 9500ms).kind == Kind::kClaim);
 }
+
+TEST_CASE(
+    "a delivery reported but not yet settled keeps a batch failing whole from starting an "
+    "outage",
+    "[outage]") {
+  outbox::DeliveryClock reports;
+  OutageGate gate(OutageGate::Settings{}, &reports);
+  const auto start = OutageGate::Clock::now();
+  // The same worker's next batch, claimed after this one, was confirmed 1 s after its claim;
+  // it settles only after this one, which failed whole on a partition not paused yet.
+  reports.delivered(start + 1s);
+  gate.settled(failed_whole(500, 0, start), start + 3s);
+  CHECK_FALSE(gate.outage(start + 3s));
+  // Nothing confirmed since the next claim: an outage.
+  gate.settled(failed_whole(500, 0, start + 2s), start + 5s);
+  CHECK(gate.outage(start + 5s));
+  // An older report never moves the clock back.
+  reports.delivered(start);
+  CHECK(reports.last() == start + 1s);
+}

@@ -45,7 +45,10 @@ ProducerHandle::~ProducerHandle() {
 }
 
 void ProducerHandle::on_delivery(rd_kafka_t* /*handle*/, const rd_kafka_message_t* message,
-                                 void* /*opaque*/) {
+                                 void* opaque) {
+  const auto* self = static_cast<const ProducerHandle*>(opaque);
+  if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR && self->counters_.deliveries != nullptr)
+    self->counters_.deliveries->delivered(std::chrono::steady_clock::now());
   const auto* slot = static_cast<const ReportSlot*>(message->_private);
   slot->sink->on_report(slot->index, *message);
 }

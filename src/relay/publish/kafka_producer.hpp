@@ -10,6 +10,7 @@
 #include "kafka/rdkafka_handles.hpp"
 #include "outcome.hpp"
 #include "publish/client_statistics.hpp"
+#include "publish/delivery_clock.hpp"
 #include "publish/kafka_settings.hpp"
 #include "publish/producer_config.hpp"
 
@@ -20,6 +21,7 @@ namespace outbox {
 struct ProducerCounters {
   std::atomic<uint64_t>* errors = nullptr;  // error callbacks
   ClientStatistics* statistics = nullptr;   // its statistics (statistics.interval.ms)
+  DeliveryClock* deliveries = nullptr;      // when a message was last confirmed
 };
 
 // Receives the delivery reports of the messages whose opaque points at one of its ReportSlots
