@@ -59,27 +59,24 @@ void OutageGate::settled(const Settled& batch, Clock::time_point now) {
         reports_ == nullptr ? last_delivery_ : std::max(last_delivery_, reports_->last());
     if (delivered_at > batch.claimed_at) return;             // the rest of the cluster works
     if (batch.outage == batch.on_paused_partitions) return;  // only known-sick partitions
-  }
-  const std::string& outage_error = batch.outage_error;
-  if (!in_outage_) {
     in_outage_ = true;
     outage_since_ = now;
-    outage_error_ = outage_error;
+    outage_error_ = batch.outage_error;
     ++outages_total_;
     probe_interval_ = settings_.probe_interval_initial;
     next_probe_ = now + probe_interval_;
     spdlog::warn(
         "kafka outage: every event of a batch failed the cluster's way ({}): no attempts "
         "counted, nothing parked; claims paused, probing with {} events at a time",
-        outage_error, settings_.probe_events);
+        batch.outage_error, settings_.probe_events);
     return;
   }
-  outage_error_ = outage_error;
+  outage_error_ = batch.outage_error;
   if (batch.probe) {
     probe_interval_ = std::min(probe_interval_ * 2, settings_.probe_interval_max);
     next_probe_ = now + probe_interval_;
     spdlog::warn("kafka outage for {}: the probe failed too ({}); next probe in {}",
-                 format_pause(since(outage_since_, now)), outage_error,
+                 format_pause(since(outage_since_, now)), batch.outage_error,
                  format_pause(probe_interval_));
   }
 }
